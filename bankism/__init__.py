@@ -1,0 +1,19 @@
+"""bankism: exact shared-memory wavefront and bank-conflict counts for CUDA warps."""
+
+from bankism.arch import ARCHITECTURES, Architecture, Rule, get_arch
+from bankism.engine import BankMap, SimulationResult, simulate
+from bankism.errors import BankismError
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ARCHITECTURES",
+    "Architecture",
+    "BankMap",
+    "BankismError",
+    "Rule",
+    "SimulationResult",
+    "get_arch",
+    "simulate",
+    "__version__",
+]

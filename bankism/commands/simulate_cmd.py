@@ -1,0 +1,60 @@
+"""`bankism simulate`: one warp-instruction, its wavefronts, and the bank map that explains them."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import typer
+
+from bankism.engine import simulate
+from bankism.errors import BankismError
+
+
+def _parse_addresses(addresses: str | None, stride: int | None, base: int) -> np.ndarray:
+    if (addresses is None) == (stride is None):
+        raise BankismError("give either --addresses A0,A1,... (32 values) or --stride BYTES")
+    if stride is not None:
+        return base + stride * np.arange(32, dtype=np.int64)
+    try:
+        values = [int(v, 0) for v in addresses.replace(" ", "").split(",") if v]
+    except ValueError as error:
+        raise BankismError(f"--addresses: {error}") from None
+    if len(values) != 32:
+        raise BankismError(f"--addresses needs 32 comma-separated values; got {len(values)}")
+    return np.asarray(values, np.int64)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `simulate` command to ``app``."""
+
+    @app.command("simulate")
+    def simulate_command(
+        addresses: str = typer.Option(None, help="32 comma-separated byte offsets, one per lane."),
+        stride: int = typer.Option(None, help="Lane i reads base + i*stride bytes."),
+        base: int = typer.Option(0, help="Byte offset of lane 0 with --stride."),
+        width: int = typer.Option(4, help="Bytes per lane: 1, 2, 4, 8 or 16."),
+        op: str = typer.Option("load", help="load, store, atomic, ldmatrix or stmatrix."),
+        matrices: int = typer.Option(None, help="1, 2 or 4 for ldmatrix/stmatrix."),
+        active: str = typer.Option("0xffffffff", help="Active-lane bitmask."),
+        arch: str = typer.Option("sm_90", help="Architecture."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    ) -> None:
+        """Count the wavefronts of one warp-instruction and show the bank map behind them."""
+        rows = _parse_addresses(addresses, stride, base)
+        try:
+            mask = int(active, 0)
+        except ValueError:
+            raise BankismError(f"--active: {active!r} is not an integer bitmask") from None
+        result = simulate(rows, width=width, op=op, active=mask, matrices=matrices, arch=arch)
+        if as_json:
+            print(json.dumps({
+                "op": result.op, "width": result.width, "matrices": result.matrices,
+                "split": result.split, "wavefronts": int(result.wavefronts[0]),
+                "ideal": int(result.ideal[0]), "conflicts": int(result.conflicts[0]),
+                "cycles": float(result.cycles[0]), "merged": bool(result.merged[0]),
+                "explanation": result.describe(0),
+            }, indent=2))
+            return
+        print(result.describe(0))
+        print(result.bank_map(0))

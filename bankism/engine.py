@@ -1,0 +1,471 @@
+"""The engine: how many wavefronts each shared-memory warp-instruction costs.
+
+``simulate`` validates and packs the input with NumPy, then one Numba kernel walks the
+warp-instructions in parallel. For each instruction it cuts the active lanes into
+transactions following the architecture's rule (``arch.py``), merges neighbouring
+transactions when the rule's xor condition holds, and counts, per transaction, the
+largest number of distinct bank-wide units requested from one bank.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numba
+import numpy as np
+from numba import njit, prange
+
+from bankism.arch import MATRIX_OPS, Architecture, Rule, get_arch
+from bankism.errors import BankismError
+
+FULL_MASK = 0xFFFFFFFF
+MAX_TRANSACTIONS = 4
+
+_ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
+    """Cut lanes [0, lanes_used) into transactions; return (count, merged_bits, fired_xor).
+
+    Transaction t covers lanes starts[t]..ends[t]-1. Bit p of merged_bits is set when the
+    pair of base transactions (2p, 2p+1) merged; fired_xor is the last xor mask that merged.
+    """
+    count = 0
+    merged_bits = 0
+    fired_xor = 0
+    n_base = lanes_used // group_lanes
+    g = 0
+    while g < n_base:
+        lo = g * group_lanes
+        if merge_xors.size > 0 and g + 1 < n_base:
+            hi = lo + 2 * group_lanes
+            fired = 0
+            for xi in range(merge_xors.size):
+                x = merge_xors[xi]
+                holds = True
+                for lane in range(lo, hi):
+                    if (mask >> lane) & 1:
+                        partner = lane ^ x
+                        if (mask >> partner) & 1 and row[partner] != row[lane]:
+                            holds = False
+                            break
+                if holds:
+                    fired = x
+                    break
+            if fired:
+                starts[count] = lo
+                ends[count] = hi
+                count += 1
+                merged_bits |= 1 << (g // 2)
+                fired_xor = fired
+            else:
+                starts[count] = lo
+                ends[count] = lo + group_lanes
+                starts[count + 1] = lo + group_lanes
+                ends[count + 1] = hi
+                count += 2
+            g += 2
+            continue
+        starts[count] = lo
+        ends[count] = lo + group_lanes
+        count += 1
+        g += 1
+    return count, merged_bits, fired_xor
+
+
+@njit(cache=True)
+def _transaction_wavefronts(row, mask, lo, hi, unit_shift, n_super, units, counts):
+    """Largest number of distinct units one bank (group) must serve for lanes lo..hi-1.
+
+    A unit is the aligned ``1 << unit_shift``-byte piece a lane touches; units that share
+    their bank group (unit mod n_super) are served one per wavefront, equal units together.
+    """
+    for s in range(n_super):
+        counts[s] = 0
+    for lane in range(lo, hi):
+        if (mask >> lane) & 1:
+            unit = row[lane] >> unit_shift
+            s = unit & (n_super - 1)
+            c = counts[s]
+            seen = False
+            for k in range(c):
+                if units[s, k] == unit:
+                    seen = True
+                    break
+            if not seen:
+                units[s, c] = unit
+                counts[s] = c + 1
+    best = 0
+    for s in range(n_super):
+        if counts[s] > best:
+            best = counts[s]
+    return best
+
+
+@njit(parallel=True, cache=True)
+def _simulate_kernel(
+    addresses, masks, width, lanes_used, group_lanes, merge_xors, shared_bytes,
+    wavefronts, groups, merged, errors,
+):
+    n = addresses.shape[0]
+    n_chunks = errors.shape[0]
+    chunk = (n + n_chunks - 1) // n_chunks
+    unit_bytes = max(width, 4)
+    unit_shift = 2
+    while (1 << unit_shift) < unit_bytes:
+        unit_shift += 1
+    n_super = 128 >> unit_shift
+    scalar_mask = masks.shape[0] == 1
+    for c in prange(n_chunks):
+        units = np.empty((32, 32), np.int64)
+        counts = np.empty(32, np.int64)
+        starts = np.empty(MAX_TRANSACTIONS, np.int64)
+        ends = np.empty(MAX_TRANSACTIONS, np.int64)
+        errors[c, 0] = -1
+        errors[c, 1] = -1
+        errors[c, 2] = _ERR_NONE
+        stop = min(n, (c + 1) * chunk)
+        for i in range(c * chunk, stop):
+            mask = masks[0] if scalar_mask else masks[i]
+            row = addresses[i]
+            bad = _ERR_NONE
+            bad_lane = -1
+            for lane in range(lanes_used):
+                if (mask >> lane) & 1:
+                    a = row[lane]
+                    if a < 0:
+                        bad = _ERR_NEGATIVE
+                    elif a + width > shared_bytes:
+                        bad = _ERR_RANGE
+                    elif a & (width - 1):
+                        bad = _ERR_ALIGN
+                    if bad != _ERR_NONE:
+                        bad_lane = lane
+                        break
+            if bad != _ERR_NONE:
+                errors[c, 0] = i
+                errors[c, 1] = bad_lane
+                errors[c, 2] = bad
+                break
+            count, bits, _ = _transactions(
+                row, mask, lanes_used, group_lanes, merge_xors, starts, ends
+            )
+            total = 0
+            served = 0
+            for t in range(count):
+                w = _transaction_wavefronts(
+                    row, mask, starts[t], ends[t], unit_shift, n_super, units, counts
+                )
+                if w > 0:
+                    total += w
+                    served += 1
+            wavefronts[i] = total
+            groups[i] = served
+            merged[i] = bits
+
+
+@dataclass(frozen=True)
+class BankMap:
+    """Which lanes and 4-byte words reach each bank, per transaction, for one instruction."""
+
+    transactions: list[tuple[int, int]]
+    banks: list[list[list[tuple[int, int]]]]
+    wavefronts_per_transaction: list[int]
+    bank_bytes: int = 4
+
+    @property
+    def groups(self) -> list[list[int]]:
+        """Lane ranges of the transactions (as lists of lanes)."""
+        return [list(range(lo, hi)) for lo, hi in self.transactions]
+
+    @property
+    def wavefronts(self) -> int:
+        return sum(self.wavefronts_per_transaction)
+
+    @property
+    def worst_bank(self) -> tuple[int, int]:
+        """(transaction, bank) holding the most distinct words."""
+        best = (0, 0, -1)
+        for t, per_bank in enumerate(self.banks):
+            for b, hits in enumerate(per_bank):
+                distinct = len({word for _, word in hits})
+                if distinct > best[2]:
+                    best = (t, b, distinct)
+        return best[0], best[1]
+
+    def distinct_words(self, transaction: int, bank: int) -> list[int]:
+        """The distinct word indices bank ``bank`` serves in ``transaction``, in first-use order."""
+        return list(dict.fromkeys(word for _, word in self.banks[transaction][bank]))
+
+    def __str__(self) -> str:
+        lines = []
+        for t, (lo, hi) in enumerate(self.transactions):
+            lines.append(
+                f"transaction {t} (lanes {lo}-{hi - 1}): "
+                f"{self.wavefronts_per_transaction[t]} wavefront(s)"
+            )
+            for b, hits in enumerate(self.banks[t]):
+                if not hits:
+                    continue
+                by_word: dict[int, list[int]] = {}
+                for lane, word in hits:
+                    by_word.setdefault(word, []).append(lane)
+                cells = "  ".join(
+                    f"word {word} (byte {word * self.bank_bytes}) <- lanes {_lane_list(lanes)}"
+                    for word, lanes in by_word.items()
+                )
+                lines.append(f"  bank {b:2d}: {cells}")
+        return "\n".join(lines)
+
+
+def _lane_list(lanes: list[int]) -> str:
+    return ",".join(str(lane) for lane in lanes)
+
+
+@dataclass(frozen=True)
+class SimulationResult:
+    """Per warp-instruction counts (arrays of shape (N,)) and the context to explain them."""
+
+    wavefronts: np.ndarray
+    ideal: np.ndarray
+    conflicts: np.ndarray
+    cycles: np.ndarray
+    groups: np.ndarray
+    merged: np.ndarray
+    op: str
+    width: int
+    matrices: int | None
+    arch: Architecture
+    rule: Rule
+    addresses: np.ndarray = field(repr=False)
+    masks: np.ndarray = field(repr=False)
+
+    @property
+    def split(self) -> str:
+        """How the warp is cut before merging: "warp", "half-warp", "quarter-warp" or "matrix"."""
+        return self.rule.split
+
+    def __len__(self) -> int:
+        return int(self.wavefronts.shape[0])
+
+    @property
+    def total_wavefronts(self) -> int:
+        return int(self.wavefronts.sum())
+
+    @property
+    def total_ideal(self) -> int:
+        return int(self.ideal.sum())
+
+    @property
+    def total_conflicts(self) -> int:
+        return int(self.conflicts.sum())
+
+    @property
+    def total_cycles(self) -> float:
+        return float(self.cycles.sum())
+
+    def _mask(self, i: int) -> int:
+        return int(self.masks[0] if self.masks.shape[0] == 1 else self.masks[i])
+
+    def _transactions(self, i: int) -> tuple[list[tuple[int, int]], int]:
+        starts = np.empty(MAX_TRANSACTIONS, np.int64)
+        ends = np.empty(MAX_TRANSACTIONS, np.int64)
+        count, _, fired = _transactions(
+            self.addresses[i], self._mask(i), _lanes_used(self.op, self.matrices),
+            self.rule.lanes_per_transaction, np.asarray(self.rule.merge_xors, np.int64),
+            starts, ends,
+        )
+        return [(int(starts[t]), int(ends[t])) for t in range(count)], int(fired)
+
+    def bank_map(self, i: int = 0) -> BankMap:
+        """The per-bank picture of instruction ``i``: lanes and 4-byte words in every bank."""
+        self._check_index(i)
+        transactions, _ = self._transactions(i)
+        mask = self._mask(i)
+        row = self.addresses[i]
+        words_per_lane = max(1, max(self.width, 4) // self.arch.bank_bytes)
+        banks, per_transaction = [], []
+        for lo, hi in transactions:
+            per_bank: list[list[tuple[int, int]]] = [[] for _ in range(self.arch.banks)]
+            for lane in range(lo, hi):
+                if (mask >> lane) & 1:
+                    first = int(row[lane]) // self.arch.bank_bytes
+                    for word in range(first, first + words_per_lane):
+                        per_bank[word % self.arch.banks].append((lane, word))
+            banks.append(per_bank)
+            per_transaction.append(max(len({w for _, w in hits}) for hits in per_bank))
+        return BankMap(transactions, banks, per_transaction, self.arch.bank_bytes)
+
+    def describe(self, i: int = 0) -> str:
+        """One sentence: how instruction ``i`` was split or merged and why, and what it costs."""
+        self._check_index(i)
+        transactions, fired = self._transactions(i)
+        bank_map = self.bank_map(i)
+        active = bin(self._mask(i) & _lanes_mask(self.op, self.matrices)).count("1")
+        kind = f"{self.width}-byte {self.op}" if self.op not in MATRIX_OPS else (
+            f"{self.op} x{self.matrices}")
+        parts = [f"{kind}, {active} active lane(s)"]
+        base = _lanes_used(self.op, self.matrices) // self.rule.lanes_per_transaction
+        if self.rule.split == "warp":
+            parts.append("served as one warp-wide transaction")
+        elif self.rule.split == "matrix":
+            parts.append(f"one transaction per 8x16-byte matrix ({base})")
+        else:
+            parts.append(f"split into {base} {self.rule.split}s")
+            if fired:
+                parts.append(
+                    f"{base - len(transactions)} pair(s) merged because every active lane's "
+                    f"xor-{fired} partner is inactive or reads the same address"
+                )
+        if bank_map.wavefronts > int(self.groups[i]):
+            t, b = bank_map.worst_bank
+            words = bank_map.distinct_words(t, b)
+            parts.append(
+                f"bank {b} must serve {len(words)} distinct words in transaction {t}"
+            )
+        verdict = (
+            "no bank conflict" if int(self.conflicts[i]) == 0
+            else f"{int(self.conflicts[i])} conflict wavefront(s)"
+        )
+        parts.append(f"{int(self.wavefronts[i])} wavefront(s), ideal {int(self.ideal[i])}, {verdict}")
+        return "; ".join(parts) + "."
+
+    def _check_index(self, i: int) -> None:
+        if not 0 <= i < len(self):
+            raise BankismError(f"instruction {i} does not exist: the result holds {len(self)}")
+
+
+def _lanes_used(op: str, matrices: int | None) -> int:
+    return 8 * matrices if op in MATRIX_OPS and matrices else 32
+
+
+def _lanes_mask(op: str, matrices: int | None) -> int:
+    return (1 << _lanes_used(op, matrices)) - 1
+
+
+def _as_addresses(addresses: object) -> np.ndarray:
+    """The addresses as a C-contiguous (N, 32) int32/int64 array, or a BankismError."""
+    array = np.asarray(addresses)
+    if array.ndim == 1:
+        array = array[np.newaxis, :]
+    if array.ndim != 2 or array.shape[1] != 32:
+        raise BankismError(
+            f"addresses must have shape (32,) or (N, 32); got {np.asarray(addresses).shape}"
+        )
+    if array.dtype.kind == "f":
+        fractional = np.argwhere(array != np.floor(array))
+        if fractional.size:
+            i, lane = fractional[0]
+            raise BankismError(
+                f"instruction {i}, lane {lane}: address {array[i, lane]!r} is not an integer"
+            )
+        array = array.astype(np.int64)
+    elif array.dtype.kind == "u":
+        if array.dtype.itemsize == 8 and array.size and array.max() > np.iinfo(np.int64).max:
+            i, lane = np.unravel_index(int(array.argmax()), array.shape)
+            raise BankismError(f"instruction {i}, lane {lane}: address {array[i, lane]} is too large")
+        array = array.astype(np.int64)
+    elif array.dtype.kind != "i":
+        raise BankismError(f"addresses must be integers; got {array.dtype} values")
+    if array.dtype not in (np.int32, np.int64):
+        array = array.astype(np.int64)
+    return np.ascontiguousarray(array)
+
+
+def _as_masks(active: object, n: int) -> np.ndarray:
+    """Active lanes as int64 bitmasks: shape (1,) for one mask shared by all, else (N,)."""
+    if active is None:
+        return np.full(1, FULL_MASK, np.int64)
+    array = np.asarray(active)
+    if array.dtype == np.bool_:
+        if array.ndim == 1:
+            array = array[np.newaxis, :]
+        if array.shape != (n, 32):
+            raise BankismError(f"active lanes must have shape ({n}, 32) like addresses; got {array.shape}")
+        return (array.astype(np.int64) << np.arange(32, dtype=np.int64)).sum(axis=1)
+    if array.dtype.kind not in "iu":
+        raise BankismError(f"active must be None, a bool array or integer bitmasks; got {array.dtype}")
+    array = array.astype(np.int64).reshape(-1)
+    if array.shape[0] not in (1, n):
+        raise BankismError(f"active bitmasks must have shape ({n},); got {np.asarray(active).shape}")
+    out_of_range = np.flatnonzero((array < 0) | (array > FULL_MASK))
+    if out_of_range.size:
+        i = int(out_of_range[0])
+        raise BankismError(f"instruction {i}: active mask {int(array[i])} is not a 32-bit lane mask")
+    return array
+
+
+def _chunks(n: int) -> int:
+    return max(1, min(n, numba.get_num_threads() * 8))
+
+
+_ERROR_TEXT = {
+    _ERR_NEGATIVE: "address {a} is negative",
+    _ERR_RANGE: "address {a} + {w} bytes is past the {size}-byte shared memory of {arch}",
+    _ERR_ALIGN: "address {a} is not aligned to the {w}-byte access width",
+}
+
+
+def simulate(
+    addresses: object,
+    width: int = 8,
+    op: str = "load",
+    active: object = None,
+    matrices: int | None = None,
+    arch: str = "sm_90",
+) -> SimulationResult:
+    """Wavefronts, ideal count, ncu-style conflicts and cycles of each warp-instruction.
+
+    ``addresses``: byte offsets in the shared window, shape (32,) or (N, 32). ``active``:
+    None, bool lanes of the same shape, or integer bitmasks. Matrix ops take
+    ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
+    """
+    architecture = get_arch(arch)
+    if op in MATRIX_OPS:
+        if matrices not in (1, 2, 4):
+            raise BankismError(f"{op} needs matrices=1, 2 or 4; got {matrices!r}")
+        if width not in (8, 16):
+            raise BankismError(f"{op} moves 16-byte rows; width={width!r} does not apply")
+        width = 16
+    elif matrices is not None:
+        raise BankismError(f"matrices= applies to ldmatrix/stmatrix only, not to {op!r}")
+    rule = architecture.rule(op, width)
+    rows = _as_addresses(addresses)
+    n = rows.shape[0]
+    masks = _as_masks(active, n)
+    lanes_used = _lanes_used(op, matrices)
+    wavefronts = np.zeros(n, np.int64)
+    groups = np.zeros(n, np.int64)
+    merged = np.zeros(n, np.uint8)
+    errors = np.empty((_chunks(n), 3), np.int64)
+    if n:
+        _simulate_kernel(
+            rows, masks, width, lanes_used, rule.lanes_per_transaction,
+            np.asarray(rule.merge_xors, np.int64), architecture.shared_bytes,
+            wavefronts, groups, merged, errors,
+        )
+        _raise_first_error(errors, rows, width, architecture)
+    ideal = groups
+    conflicts = wavefronts - groups
+    cycles = np.where(
+        wavefronts > 0,
+        np.maximum(rule.cycles_floor, rule.cycles_per_wavefront * wavefronts),
+        0.0,
+    )
+    return SimulationResult(
+        wavefronts=wavefronts, ideal=ideal, conflicts=conflicts, cycles=cycles,
+        groups=groups, merged=merged.astype(bool), op=op, width=width, matrices=matrices,
+        arch=architecture, rule=rule, addresses=rows, masks=masks,
+    )
+
+
+def _raise_first_error(errors: np.ndarray, rows: np.ndarray, width: int, arch: Architecture) -> None:
+    failed = errors[errors[:, 2] != _ERR_NONE]
+    if failed.size == 0:
+        return
+    i, lane, code = failed[np.argmin(failed[:, 0])]
+    text = _ERROR_TEXT[int(code)].format(
+        a=int(rows[i, lane]), w=width, size=arch.shared_bytes, arch=arch.name
+    )
+    raise BankismError(f"instruction {int(i)}, lane {int(lane)}: {text}")
