@@ -74,33 +74,50 @@ def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
     return count, merged_bits, fired_xor
 
 
-@njit(cache=True)
-def _transaction_wavefronts(row, mask, lo, hi, unit_shift, n_super, units, counts):
-    """Largest number of distinct units one bank (group) must serve for lanes lo..hi-1.
+@njit(cache=True, boundscheck=False)
+def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, unit_shift, n_super,
+                            seen, stamp, counts):
+    """Most distinct units one bank group serves for lanes lo..hi-1; negative if a lane is invalid.
 
-    A unit is the aligned ``1 << unit_shift``-byte piece a lane touches; units that share
-    their bank group (unit mod n_super) are served one per wavefront, equal units together.
+    A unit is the aligned ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for
+    widths up to 4); units in the same bank group (unit mod n_super) take one wavefront
+    each, equal units are served together. ``seen[unit] == stamp`` marks units already
+    counted in this transaction, so the loop has no data-dependent branch.
     """
     for s in range(n_super):
         counts[s] = 0
+    invalid = 0
+    outside = seen.shape[0] - 1
     for lane in range(lo, hi):
-        if (mask >> lane) & 1:
-            unit = row[lane] >> unit_shift
-            s = unit & (n_super - 1)
-            c = counts[s]
-            seen = False
-            for k in range(c):
-                if units[s, k] == unit:
-                    seen = True
-                    break
-            if not seen:
-                units[s, c] = unit
-                counts[s] = c + 1
+        active = (mask >> lane) & 1
+        address = addresses[i, lane]
+        wrong = (address < 0) | (address + width > shared_bytes) | ((address & (width - 1)) != 0)
+        invalid |= active & wrong
+        unit = outside if (wrong | (active == 0)) else address >> unit_shift
+        fresh = (seen[unit] != stamp) & active
+        seen[unit] = stamp
+        counts[unit & (n_super - 1)] += fresh
+    if invalid:
+        return -1
     best = 0
     for s in range(n_super):
-        if counts[s] > best:
-            best = counts[s]
+        best = max(best, counts[s])
     return best
+
+
+@njit(cache=True)
+def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
+    """(lane, error code) of the first active lane with an invalid address."""
+    for lane in range(lanes_used):
+        if (mask >> lane) & 1:
+            a = row[lane]
+            if a < 0:
+                return lane, _ERR_NEGATIVE
+            if a + width > shared_bytes:
+                return lane, _ERR_RANGE
+            if a & (width - 1):
+                return lane, _ERR_ALIGN
+    return -1, _ERR_NONE
 
 
 @njit(parallel=True, cache=True)
@@ -118,10 +135,11 @@ def _simulate_kernel(
     n_super = 128 >> unit_shift
     scalar_mask = masks.shape[0] == 1
     for c in prange(n_chunks):
-        units = np.empty((32, 32), np.int64)
-        counts = np.empty(32, np.int64)
+        seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
+        counts = np.zeros(32, np.int64)
         starts = np.empty(MAX_TRANSACTIONS, np.int64)
         ends = np.empty(MAX_TRANSACTIONS, np.int64)
+        stamp = 0
         errors[c, 0] = -1
         errors[c, 1] = -1
         errors[c, 2] = _ERR_NONE
@@ -129,37 +147,31 @@ def _simulate_kernel(
         for i in range(c * chunk, stop):
             mask = masks[0] if scalar_mask else masks[i]
             row = addresses[i]
-            bad = _ERR_NONE
-            bad_lane = -1
-            for lane in range(lanes_used):
-                if (mask >> lane) & 1:
-                    a = row[lane]
-                    if a < 0:
-                        bad = _ERR_NEGATIVE
-                    elif a + width > shared_bytes:
-                        bad = _ERR_RANGE
-                    elif a & (width - 1):
-                        bad = _ERR_ALIGN
-                    if bad != _ERR_NONE:
-                        bad_lane = lane
-                        break
-            if bad != _ERR_NONE:
-                errors[c, 0] = i
-                errors[c, 1] = bad_lane
-                errors[c, 2] = bad
-                break
             count, bits, _ = _transactions(
                 row, mask, lanes_used, group_lanes, merge_xors, starts, ends
             )
             total = 0
             served = 0
+            if stamp > 2**31 - 8:
+                seen[:] = 0
+                stamp = 0
             for t in range(count):
+                stamp += 1
                 w = _transaction_wavefronts(
-                    row, mask, starts[t], ends[t], unit_shift, n_super, units, counts
+                    addresses, i, mask, starts[t], ends[t], width, shared_bytes,
+                    unit_shift, n_super, seen, stamp, counts,
                 )
-                if w > 0:
-                    total += w
-                    served += 1
+                if w < 0:
+                    total = -1
+                    break
+                total += w
+                served += w > 0
+            if total < 0:
+                lane, code = _first_invalid_lane(row, mask, lanes_used, width, shared_bytes)
+                errors[c, 0] = i
+                errors[c, 1] = lane
+                errors[c, 2] = code
+                break
             wavefronts[i] = total
             groups[i] = served
             merged[i] = bits
@@ -397,7 +409,7 @@ def _as_masks(active: object, n: int) -> np.ndarray:
 
 
 def _chunks(n: int) -> int:
-    return max(1, min(n, numba.get_num_threads() * 8))
+    return max(1, min(n // 4096 + 1, numba.get_num_threads() * 4))
 
 
 _ERROR_TEXT = {
