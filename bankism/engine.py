@@ -24,7 +24,7 @@ MAX_TRANSACTIONS = 4
 _ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
     """Cut lanes [0, lanes_used) into transactions; return (count, merged_bits, fired_xor).
 
@@ -74,7 +74,7 @@ def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
     return count, merged_bits, fired_xor
 
 
-@njit(cache=True, boundscheck=False)
+@njit(cache=True, inline="always")
 def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, unit_shift, n_super,
                             seen, stamp, counts):
     """Most distinct units one bank group serves for lanes lo..hi-1; negative if a lane is invalid.
@@ -88,10 +88,11 @@ def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, uni
         counts[s] = 0
     invalid = 0
     outside = seen.shape[0] - 1
+    last_start = np.uint64(shared_bytes - width)
     for lane in range(lo, hi):
         active = (mask >> lane) & 1
         address = addresses[i, lane]
-        wrong = (address < 0) | (address + width > shared_bytes) | ((address & (width - 1)) != 0)
+        wrong = (np.uint64(address) > last_start) | ((address & (width - 1)) != 0)
         invalid |= active & wrong
         unit = outside if (wrong | (active == 0)) else address >> unit_shift
         fresh = (seen[unit] != stamp) & active
@@ -134,9 +135,10 @@ def _simulate_kernel(
         unit_shift += 1
     n_super = 128 >> unit_shift
     scalar_mask = masks.shape[0] == 1
+    whole_warp = group_lanes == 32 and lanes_used == 32
     for c in prange(n_chunks):
         seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
-        counts = np.zeros(32, np.int64)
+        counts = np.zeros(32, np.int32)
         starts = np.empty(MAX_TRANSACTIONS, np.int64)
         ends = np.empty(MAX_TRANSACTIONS, np.int64)
         stamp = 0
@@ -147,6 +149,16 @@ def _simulate_kernel(
         for i in range(c * chunk, stop):
             mask = masks[0] if scalar_mask else masks[i]
             row = addresses[i]
+            if whole_warp:
+                stamp += 1
+                w = _transaction_wavefronts(
+                    addresses, i, mask, 0, 32, width, shared_bytes,
+                    unit_shift, n_super, seen, stamp, counts,
+                )
+                if w >= 0:
+                    wavefronts[i] = w
+                    groups[i] = w > 0
+                    continue
             count, bits, _ = _transactions(
                 row, mask, lanes_used, group_lanes, merge_xors, starts, ends
             )
