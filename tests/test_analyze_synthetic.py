@@ -64,9 +64,9 @@ def trace(*launches: dict, arch: str = "sm_90") -> dict:
     }
 
 
-def random_rows(n: int, seed: int = 0, sites: int = 1, words: int = 2048) -> list:
-    """n random 4-byte-aligned full-warp records spread over two blocks, two warps and ``sites`` sites."""
+def random_rows(n: int, seed: int = 0, sites: int = 1, align: int = 8) -> list:
+    """n random ``align``-aligned full-warp records in 8 KiB, over 2 blocks, 2 warps and ``sites`` sites."""
     rng = np.random.default_rng(seed)
-    addresses = BASE + 4 * rng.integers(0, words, (n, 32))
+    addresses = BASE + align * rng.integers(0, 8192 // align, (n, 32))
     return [((int(rng.integers(0, 2)), 0, 0), int(rng.integers(0, 2)), int(rng.integers(0, sites)), FULL,
              addresses[i].tolist()) for i in range(n)]

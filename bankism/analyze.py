@@ -1,0 +1,400 @@
+"""From a trace to a report: wavefronts, conflicts and cycles per instruction site, and ncu agreement.
+
+Pure computation, no printing: ``analyze(trace)`` streams each launch's records in chunks, runs
+``bankism.simulate`` once per site and chunk on an (N, 32) batch, and sums per site. Launches that
+recorded a subset of their blocks are scaled by blocks_total / blocks recorded to predict the whole
+launch, which is what the measured ncu counters cover. ``docs/analyze.md`` documents the output.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import bankism
+from bankism.errors import BankismError
+from bankism.traceio import RecordChunk, Trace, blocks_recorded_count
+
+REPORT_FORMAT = "bankism-analysis"
+REPORT_VERSION = 1
+
+#: Records simulated per chunk: bounds memory (about 300 bytes per record) whatever the trace size.
+ANALYZE_CHUNK = 1 << 18
+
+#: Which ncu counter family (op_ld, op_st, op_atom) counts each trace op.
+OP_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}
+CLASSES = ("ld", "st", "atom")
+METRICS = ("instructions", "wavefronts", "conflicts")
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """How far a measured counter may sit from the prediction, as fractions of the measured value.
+
+    ``surplus``: measured may exceed predicted by up to this fraction of measured.
+    ``deficit``: measured may fall short of predicted by up to this fraction of measured.
+    """
+
+    surplus: float
+    deficit: float = 0.0
+
+    def admits(self, measured: float, predicted: float) -> bool:
+        """Whether ``measured`` agrees with ``predicted`` under this allowance."""
+        slack = 1e-9 * max(1.0, abs(measured))
+        difference = measured - predicted
+        return -self.deficit * measured - slack <= difference <= self.surplus * measured + slack
+
+
+#: The one agreement table used by the report and by tests/test_analyze_corpus.py (the lead sets it
+#: from measured data): instruction counts must match exactly; measured wavefronts may exceed the
+#: prediction by at most 2% of measured, never fall short. Conflicts are reported but not judged.
+TOLERANCE: dict[str, Allowance] = {
+    "instructions": Allowance(surplus=0.0),
+    "wavefronts": Allowance(surplus=0.02),
+}
+
+
+@dataclass(frozen=True)
+class WorstInstruction:
+    """The warp-instruction of a site with the most excess wavefronts (then the most wavefronts)."""
+
+    record: int
+    block: tuple[int, int, int]
+    warp: int
+    wavefronts: int
+    ideal: int
+    active: int
+    addresses: np.ndarray = field(repr=False)
+
+    @property
+    def excess(self) -> int:
+        return self.wavefronts - self.ideal
+
+    def to_json(self) -> dict[str, Any]:
+        return {"record": self.record, "block": list(self.block), "warp": self.warp,
+                "wavefronts": self.wavefronts, "ideal": self.ideal, "excess": self.excess}
+
+
+@dataclass
+class SiteStats:
+    """Sums over the recorded executions of one instruction site."""
+
+    site: dict[str, Any]
+    executions: int = 0
+    wavefronts: int = 0
+    ideal: int = 0
+    conflicts: int = 0
+    cycles: float = 0.0
+    worst: WorstInstruction | None = None
+
+    @property
+    def id(self) -> int:
+        return int(self.site["id"])
+
+    @property
+    def op_class(self) -> str:
+        return OP_CLASS[self.site["op"]]
+
+    @property
+    def excess(self) -> int:
+        return self.wavefronts - self.ideal
+
+    def to_json(self) -> dict[str, Any]:
+        site = self.site
+        return {
+            "id": self.id, "pc": site.get("pc"), "sass": site.get("sass"), "file": site.get("file"),
+            "line": site.get("line"), "op": site["op"], "width": site["width"],
+            "matrices": site.get("matrices"), "class": self.op_class, "executions": self.executions,
+            "wavefronts": self.wavefronts, "ideal": self.ideal, "excess": self.excess,
+            "conflicts": self.conflicts, "cycles": self.cycles,
+            "worst": self.worst.to_json() if self.worst else None,
+        }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Measured against predicted for one counter (class and metric) of one launch."""
+
+    op_class: str
+    metric: str
+    measured: int
+    predicted: float
+    within_tolerance: bool | None
+    explanation: str
+
+    @property
+    def difference(self) -> float:
+        return self.measured - self.predicted
+
+    def to_json(self) -> dict[str, Any]:
+        return {"class": self.op_class, "metric": self.metric, "measured": self.measured,
+                "predicted": round(self.predicted), "predicted_exact": self.predicted,
+                "difference": self.difference, "within_tolerance": self.within_tolerance,
+                "explanation": self.explanation}
+
+
+Counts = dict[str, dict[str, float]]
+
+
+@dataclass
+class LaunchReport:
+    """Everything ``bankism analyze`` says about one kernel launch."""
+
+    launch: dict[str, Any]
+    records: int
+    blocks_recorded: int
+    sites: list[SiteStats]
+    measured: Counts | None
+
+    @property
+    def index(self) -> int:
+        return int(self.launch["index"])
+
+    @property
+    def kernel(self) -> str:
+        return str(self.launch["kernel"])
+
+    @property
+    def blocks_total(self) -> int:
+        return int(self.launch["blocks_total"])
+
+    @property
+    def scale(self) -> float:
+        """Factor from the recorded blocks to the whole launch."""
+        return self.blocks_total / self.blocks_recorded
+
+    @property
+    def scaled(self) -> bool:
+        return self.blocks_recorded != self.blocks_total
+
+    @property
+    def recorded(self) -> Counts:
+        """Per ncu class, the sums over the recorded records (no scaling)."""
+        sums: Counts = {c: {m: 0 for m in METRICS} for c in CLASSES}
+        for stats in self.sites:
+            totals = sums[stats.op_class]
+            totals["instructions"] += stats.executions
+            totals["wavefronts"] += stats.wavefronts
+            totals["conflicts"] += stats.conflicts
+        return sums
+
+    @property
+    def predicted(self) -> Counts:
+        """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
+        return {c: {m: v * self.scale for m, v in metrics.items()} for c, metrics in self.recorded.items()}
+
+    @property
+    def has_conflicts(self) -> bool:
+        return any(stats.excess > 0 for stats in self.sites)
+
+    def totals(self) -> dict[str, float]:
+        """Sums over all sites of the recorded records."""
+        return {
+            "executions": sum(s.executions for s in self.sites),
+            "wavefronts": sum(s.wavefronts for s in self.sites),
+            "ideal": sum(s.ideal for s in self.sites),
+            "excess": sum(s.excess for s in self.sites),
+            "conflicts": sum(s.conflicts for s in self.sites),
+            "cycles": sum(s.cycles for s in self.sites),
+        }
+
+    def comparisons(self) -> list[Comparison]:
+        """Measured against predicted for every class either side counts, with explanations."""
+        if self.measured is None:
+            return []
+        rows = []
+        predicted = self.predicted
+        for op_class in CLASSES:
+            measured = self.measured[op_class]
+            if not any(measured.values()) and not any(predicted[op_class].values()):
+                continue
+            for metric in METRICS:
+                allowance = TOLERANCE.get(metric)
+                value, guess = int(measured[metric]), predicted[op_class][metric]
+                ok = allowance.admits(value, guess) if allowance else None
+                rows.append(Comparison(op_class, metric, value, guess, ok,
+                                       self._explain(op_class, metric, value, guess)))
+        return rows
+
+    def agrees(self) -> bool | None:
+        """Whether every judged counter is within TOLERANCE; None when the trace has no counters."""
+        judged = [c.within_tolerance for c in self.comparisons() if c.within_tolerance is not None]
+        return None if self.measured is None else all(judged)
+
+    def scaling_note(self) -> str:
+        """How the prediction covers the whole launch."""
+        if not self.scaled:
+            return f"all {self.blocks_total} blocks recorded: no scaling"
+        return (f"{self.blocks_recorded} of {self.blocks_total} blocks recorded: predictions scaled "
+                f"by {self.blocks_total}/{self.blocks_recorded} = {self.scale:.4g}")
+
+    def _explain(self, op_class: str, metric: str, measured: int, predicted: float) -> str:
+        scaled = f" (scaled x{self.scale:.4g} from {self.blocks_recorded} of {self.blocks_total} blocks)" \
+            if self.scaled else ""
+        difference = measured - predicted
+        if abs(difference) < 0.5:
+            return f"match{scaled}"
+        share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
+        if metric == "instructions":
+            if difference > 0:
+                return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
+                        f"{scaled}: warp-instructions the trace lacks ("
+                        + ("unrecorded blocks doing more than the recorded ones, or " if self.scaled else "")
+                        + "accesses the tracer did not see, or ops ncu files under a different class)")
+            return (f"the trace predicts {-difference:.0f} more {op_class} instructions than ncu counted"
+                    f"{scaled}: "
+                    + ("the recorded blocks do more than the average block, or " if self.scaled else "")
+                    + "ncu files some of these ops under a different class")
+        instructions_match = abs(self.measured[op_class]["instructions"]
+                                 - self.predicted[op_class]["instructions"]) < 0.5
+        cause = "" if instructions_match else "; instruction counts differ too, see above"
+        if difference > 0:
+            return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
+                    f"prediction{scaled}{cause}")
+        return f"prediction exceeds the measurement by {-difference:.0f} {metric} ({share}){scaled}{cause}"
+
+    def to_json(self) -> dict[str, Any]:
+        launch = self.launch
+        predicted = self.predicted
+        return {
+            "index": self.index, "kernel": self.kernel, "mangled": launch.get("mangled"),
+            "grid": list(launch["grid"]), "block": list(launch["block"]),
+            "shared_bytes": dict(launch["shared_bytes"]), "blocks_total": self.blocks_total,
+            "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
+            "recorded": self.recorded,
+            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in CLASSES},
+            "measured": self.measured,
+            "comparison": [c.to_json() for c in self.comparisons()],
+            "agrees": self.agrees(),
+            "has_conflicts": self.has_conflicts,
+            "totals": self.totals(),
+            "sites": [s.to_json() for s in self.sites],
+        }
+
+
+@dataclass
+class Report:
+    """The analysis of a whole trace."""
+
+    trace: str
+    arch: str
+    environment: dict[str, Any]
+    launches: list[LaunchReport]
+
+    @property
+    def has_conflicts(self) -> bool:
+        return any(launch.has_conflicts for launch in self.launches)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": bankism.__version__,
+            "trace": self.trace, "arch": self.arch, "environment": self.environment,
+            "tolerance": {m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
+            "has_conflicts": self.has_conflicts,
+            "launches": [launch.to_json() for launch in self.launches],
+        }
+
+
+def _worst_in_batch(
+    result: bankism.SimulationResult, rows: np.ndarray, chunk: RecordChunk
+) -> WorstInstruction | None:
+    if len(result) == 0:
+        return None
+    excess = result.wavefronts - result.ideal
+    top = excess == excess.max()
+    i = int(np.flatnonzero(top)[np.argmax(result.wavefronts[top])])
+    row = int(rows[i])
+    block = chunk.block[row]
+    return WorstInstruction(
+        record=chunk.start + row, block=(int(block[0]), int(block[1]), int(block[2])),
+        warp=int(chunk.warp[row]), wavefronts=int(result.wavefronts[i]), ideal=int(result.ideal[i]),
+        active=int(chunk.active[row]), addresses=chunk.addresses[row].copy(),
+    )
+
+
+def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None) -> bool:
+    if candidate is None:
+        return False
+    if current is None:
+        return True
+    return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
+
+
+_INSTRUCTION = re.compile(r"^instruction (\d+)")
+
+
+def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, arch: str,
+                  label: str) -> bankism.SimulationResult:
+    """One engine call for the rows of ``chunk`` that execute ``site``; engine errors name the record."""
+    try:
+        return bankism.simulate(
+            chunk.addresses[rows], width=int(site["width"]), op=site["op"],
+            active=chunk.active[rows].astype(np.int64), matrices=site.get("matrices"), arch=arch,
+        )
+    except BankismError as error:
+        text = str(error)
+        found = _INSTRUCTION.match(text)
+        if found:
+            record = chunk.start + int(rows[int(found.group(1))])
+            text = f"record {record}" + text[found.end():]
+        raise BankismError(f"{label}, site {site['id']}: {text}") from None
+
+
+def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str) -> None:
+    """Add one chunk of records to the per-site sums (one engine call per site present)."""
+    if len(chunk) == 0:
+        return
+    order = np.argsort(chunk.site, kind="stable")
+    ids, starts = np.unique(chunk.site[order], return_index=True)
+    for site_id, rows in zip(ids.tolist(), np.split(order, starts[1:]), strict=True):
+        if site_id not in stats:
+            continue
+        entry = stats[site_id]
+        result = simulate_site(entry.site, chunk, rows, arch, label)
+        entry.executions += len(result)
+        entry.wavefronts += result.total_wavefronts
+        entry.ideal += result.total_ideal
+        entry.conflicts += result.total_conflicts
+        entry.cycles += result.total_cycles
+        worst = _worst_in_batch(result, rows, chunk)
+        if _worse(worst, entry.worst):
+            entry.worst = worst
+
+
+def _measured(launch: dict[str, Any]) -> Counts | None:
+    counters = launch.get("counters")
+    if counters is None:
+        return None
+    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES}
+
+
+def analyze_launch(
+    trace: Trace, launch: dict[str, Any], chunk: int = ANALYZE_CHUNK,
+    on_records: Callable[[int], None] | None = None, sites: Iterable[int] | None = None,
+) -> LaunchReport:
+    """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
+    wanted = None if sites is None else set(sites)
+    stats = {int(s["id"]): SiteStats(s) for s in launch["sites"] if wanted is None or s["id"] in wanted}
+    label = trace.label(launch)
+    count = 0
+    for part in trace.chunks(launch, chunk):
+        accumulate(stats, part, trace.arch, label)
+        count += len(part)
+        if on_records:
+            on_records(len(part))
+    ordered = sorted(stats.values(), key=lambda s: s.id)
+    return LaunchReport(launch, count, blocks_recorded_count(launch), ordered, _measured(launch))
+
+
+def analyze(
+    trace: Trace, launch_indices: Iterable[int] | None = None, chunk: int = ANALYZE_CHUNK,
+    on_records: Callable[[int], None] | None = None,
+) -> Report:
+    """The report for the chosen launches (their ``index`` fields; all when None)."""
+    chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
+    reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
+    return Report(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)

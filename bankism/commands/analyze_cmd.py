@@ -1,0 +1,413 @@
+"""`bankism analyze TRACE` (per-site wavefronts, conflicts, ncu agreement) and `bankism show --site N`."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+import bankism
+from bankism.analyze import (
+    TOLERANCE,
+    LaunchReport,
+    Report,
+    SiteStats,
+    WorstInstruction,
+    analyze,
+    analyze_launch,
+)
+from bankism.errors import BankismError
+from bankism.traceio import Trace, open_trace
+
+#: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
+PIPE_WIDTH = 160
+
+BANK_MAP_LEGEND = (
+    "wN(L...) = 4-byte word N (byte offset 4N) of the shared window and the lanes asking for it; "
+    "red: banks serving several distinct words, one per wavefront"
+)
+
+CSV_COLUMNS = (
+    "launch", "kernel", "site", "pc", "sass", "file", "line", "op", "width", "matrices", "class",
+    "executions", "wavefronts", "ideal", "excess", "conflicts", "cycles",
+    "worst_record", "worst_block_x", "worst_block_y", "worst_block_z", "worst_warp", "worst_wavefronts",
+)
+
+
+def _stdout_console() -> Console:
+    if sys.stdout.isatty() or "COLUMNS" in os.environ:
+        return Console()
+    return Console(width=PIPE_WIDTH)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering of the report
+# ---------------------------------------------------------------------------------------------
+
+
+def _op_text(site: dict[str, Any]) -> str:
+    if site.get("matrices"):
+        return f"{site['op']}.x{site['matrices']}" + (".trans" if site.get("trans") else "")
+    return f"{site['op']}.{site['width']}"
+
+
+def _source_text(site: dict[str, Any]) -> str:
+    if not site.get("file"):
+        return "?"
+    return f"{site['file']}:{site['line']}" if site.get("line") else str(site["file"])
+
+
+def _worst_text(worst: WorstInstruction | None) -> str:
+    if worst is None:
+        return ""
+    x, y, z = worst.block
+    return f"({x},{y},{z}) w{worst.warp}: {worst.wavefronts}"
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def site_table(report: LaunchReport) -> Table:
+    """One row per instruction site, plus the totals of the recorded records."""
+    table = Table(show_footer=True, header_style="bold", footer_style="bold")
+    headers = ("site", "SASS", "source", "op", "executions", "wavefronts", "ideal", "excess",
+               "conflicts", "cycles", "worst warp (block) w: wavefronts")
+    totals = report.totals()
+    footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
+               _number(totals["ideal"]), _number(totals["excess"]), _number(totals["conflicts"]),
+               _number(totals["cycles"]), "")
+    for position, (header, footer) in enumerate(zip(headers, footers, strict=True)):
+        table.add_column(header, footer, justify="right" if 4 <= position <= 9 else "left")
+    for stats in report.sites:
+        excess = Text(_number(stats.excess), style="bold red" if stats.excess else "green")
+        table.add_row(
+            str(stats.id), stats.site.get("sass") or "", _source_text(stats.site), _op_text(stats.site),
+            _number(stats.executions), _number(stats.wavefronts), _number(stats.ideal), excess,
+            _number(stats.conflicts), _number(stats.cycles), _worst_text(stats.worst),
+        )
+    return table
+
+
+def comparison_table(report: LaunchReport) -> Table:
+    """Measured ncu counters against the (scaled) prediction, with the difference explained."""
+    table = Table(header_style="bold")
+    for header in ("class", "counter", "measured", "predicted", "difference", "verdict", "explanation"):
+        numeric = header in ("measured", "predicted", "difference")
+        table.add_column(header, justify="right" if numeric else "left")
+    for row in report.comparisons():
+        verdict = ("" if row.within_tolerance is None
+                   else Text("ok", style="green") if row.within_tolerance else Text("off", style="bold red"))
+        table.add_row(row.op_class, row.metric, _number(row.measured), _number(round(row.predicted, 1)),
+                      _number(round(row.difference, 1)), verdict, row.explanation)
+    return table
+
+
+def _launch_heading(report: LaunchReport) -> str:
+    launch = report.launch
+    shared = launch["shared_bytes"]
+    return (
+        f"[bold]launch {report.index}[/bold]: {report.kernel}\n"
+        f"grid {launch['grid']} x block {launch['block']}, shared memory {shared['static']} B static + "
+        f"{shared['dynamic']} B dynamic; {report.records:,} warp-instructions recorded; "
+        f"{report.scaling_note()}"
+    )
+
+
+def _verdict(report: LaunchReport) -> str:
+    conflicted = [s for s in report.sites if s.excess]
+    if not conflicted:
+        return "[green]No bank conflicts: every site runs at its ideal wavefront count.[/green]"
+    totals = report.totals()
+    share = totals["excess"] / totals["wavefronts"]
+    worst = max(conflicted, key=lambda s: s.excess)
+    return (
+        f"[bold red]{len(conflicted)} of {len(report.sites)} sites have bank conflicts[/bold red]: "
+        f"{_number(totals['excess'])} excess wavefronts ({share:.1%} of all recorded wavefronts); "
+        f"most at site {worst.id} ({_source_text(worst.site)}). `bankism show TRACE --site {worst.id} "
+        f"--launch {report.index}` draws its worst warp."
+    )
+
+
+def _agreement(report: LaunchReport) -> str:
+    agrees = report.agrees()
+    if agrees is None:
+        return "The trace carries no measured counters."
+    limits = ", ".join(f"{metric}: surplus up to {a.surplus:.0%} of measured, deficit up to {a.deficit:.0%}"
+                       for metric, a in TOLERANCE.items())
+    if agrees:
+        return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
+    return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
+
+
+def print_report(report: Report, console: Console) -> None:
+    """The human-readable report: per launch, the site table, the verdict and the ncu comparison."""
+    gpu = report.environment.get("gpu") or "GPU unknown"
+    console.print(f"[bold]{report.trace}[/bold] ({report.arch}, {gpu})", soft_wrap=True)
+    for launch in report.launches:
+        console.print()
+        console.print(_launch_heading(launch), soft_wrap=True)
+        console.print(site_table(launch))
+        console.print(_verdict(launch), soft_wrap=True)
+        if launch.measured is not None:
+            console.print(comparison_table(launch))
+        console.print(_agreement(launch), soft_wrap=True)
+
+
+def csv_rows(report: Report) -> Iterator[list[Any]]:
+    """One row per site of every analysed launch, in CSV_COLUMNS order (recorded figures, unscaled)."""
+    for launch in report.launches:
+        for stats in launch.sites:
+            site = stats.site
+            worst = stats.worst
+            where = [worst.record, *worst.block, worst.warp, worst.wavefronts] if worst else [""] * 6
+            yield [launch.index, launch.kernel, stats.id, site.get("pc"), site.get("sass"), site.get("file"),
+                   site.get("line"), site["op"], site["width"], site.get("matrices"), stats.op_class,
+                   stats.executions, stats.wavefronts, stats.ideal, stats.excess, stats.conflicts,
+                   stats.cycles, *where]
+
+
+# ---------------------------------------------------------------------------------------------
+# Progress on stderr
+# ---------------------------------------------------------------------------------------------
+
+
+@contextmanager
+def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterator[Any]:
+    """A callback advancing a Rich progress bar (stderr) by a number of records; a no-op when disabled."""
+    if not enabled:
+        yield None
+        return
+    chosen = trace.launches if launches is None else [trace.launch(i) for i in launches]
+    total = sum(trace.record_count(launch) for launch in chosen)
+    columns = (TextColumn("simulating"), BarColumn(), MofNCompleteColumn(), TextColumn("records"),
+               TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("simulating", total=total)
+        yield lambda n: progress.advance(task, n)
+
+
+# ---------------------------------------------------------------------------------------------
+# `show`: the bank map of a site's worst warp-instruction
+# ---------------------------------------------------------------------------------------------
+
+
+def _lanes_text(lanes: list[int]) -> str:
+    """Lanes as compact ranges: 0-3,8,12-13."""
+    parts, start = [], None
+    for i, lane in enumerate(lanes):
+        if start is None:
+            start = lane
+        if i + 1 == len(lanes) or lanes[i + 1] != lane + 1:
+            parts.append(str(start) if start == lane else f"{start}-{lane}")
+            start = None
+    return ",".join(parts)
+
+
+def _words_by_bank(hits: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
+    """The distinct words one bank serves, in first-use order, each with the lanes asking for it."""
+    words: dict[int, list[int]] = {}
+    for lane, word in hits:
+        words.setdefault(word, []).append(lane)
+    return [(word, sorted(set(lanes))) for word, lanes in words.items()]
+
+
+def bank_map_tables(bank_map: bankism.BankMap) -> list[Table]:
+    """One table per transaction: a row per bank in use with the words it serves, one per wavefront."""
+    tables = []
+    for t, (lo, hi) in enumerate(bank_map.transactions):
+        table = Table(title=f"transaction {t}: lanes {lo}-{hi - 1}, "
+                            f"{bank_map.wavefronts_per_transaction[t]} wavefront(s)",
+                      header_style="bold", title_justify="left")
+        table.add_column("bank", justify="right")
+        table.add_column("words", justify="right")
+        table.add_column("words in the order served, one per wavefront")
+        for bank, hits in enumerate(bank_map.banks[t]):
+            if not hits:
+                continue
+            words = _words_by_bank(hits)
+            style = "bold red" if len(words) > 1 else ""
+            served = "  ".join(f"w{word}(L{_lanes_text(lanes)})" for word, lanes in words)
+            table.add_row(Text(str(bank), style=style), Text(str(len(words)), style=style), Text(served))
+        tables.append(table)
+    return tables
+
+
+def _pick_launch(trace: Trace, site_id: int, launch_index: int | None) -> dict[str, Any]:
+    if launch_index is not None:
+        launch = trace.launch(launch_index)
+        if all(s["id"] != site_id for s in launch["sites"]):
+            ids = ", ".join(str(s["id"]) for s in launch["sites"]) or "none"
+            raise BankismError(
+                f"{trace.path}: launch {launch_index} has no site {site_id} (its sites: {ids})"
+            )
+        return launch
+    for launch in trace.launches:
+        if any(s["id"] == site_id for s in launch["sites"]):
+            return launch
+    raise BankismError(f"{trace.path}: no launch has a site {site_id}")
+
+
+def worst_of_site(trace: Trace, site_id: int, launch_index: int | None) -> tuple[LaunchReport, SiteStats]:
+    """Analyse one site of one launch; its stats carry the worst warp-instruction."""
+    launch = _pick_launch(trace, site_id, launch_index)
+    report = analyze_launch(trace, launch, sites=[site_id])
+    stats = report.sites[0]
+    if stats.worst is None:
+        raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} was never executed")
+    return report, stats
+
+
+def simulate_worst(stats: SiteStats, arch: str) -> bankism.SimulationResult:
+    """Re-simulate the worst warp-instruction alone, for its bank map and description."""
+    site, worst = stats.site, stats.worst
+    assert worst is not None
+    return bankism.simulate(worst.addresses, width=int(site["width"]), op=site["op"], active=worst.active,
+                            matrices=site.get("matrices"), arch=arch)
+
+
+def _lane_colours(count: int) -> Any:
+    import matplotlib
+
+    return matplotlib.colormaps["hsv"](np.linspace(0.0, 1.0, count, endpoint=False))
+
+
+def draw_png(bank_map: bankism.BankMap, title: str, path: Path) -> None:
+    """Draw the bank map with matplotlib: banks across, wavefronts down, cells coloured by lane."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+    except ImportError:
+        raise BankismError("--png needs matplotlib: pip install 'bankism[png]'") from None
+    colours = _lane_colours(32)
+    rows = len(bank_map.transactions)
+    depths = [max((len(_words_by_bank(h)) for h in bank_map.banks[t]), default=1) for t in range(rows)]
+    figure, axes = pyplot.subplots(rows, 1, figsize=(16, 1.2 + 0.9 * sum(max(d, 1) for d in depths)),
+                                   squeeze=False, layout="constrained",
+                                   gridspec_kw={"height_ratios": [max(d, 1) for d in depths]})
+    for t, axis in enumerate(axes[:, 0]):
+        lo, hi = bank_map.transactions[t]
+        for bank, hits in enumerate(bank_map.banks[t]):
+            for k, (word, lanes) in enumerate(_words_by_bank(hits)):
+                axis.add_patch(pyplot.Rectangle(
+                    (bank, k), 1, 1, facecolor=colours[lanes[0]], edgecolor="red" if k else "black",
+                    linewidth=1.5 if k else 0.5))
+                axis.text(bank + 0.5, k + 0.5, f"w{word}\nL{_lanes_text(lanes)}", ha="center", va="center",
+                          fontsize=5)
+        axis.set_xlim(0, 32)
+        axis.set_ylim(max(depths[t], 1), 0)
+        axis.set_xticks(np.arange(32) + 0.5, [str(b) for b in range(32)], fontsize=6)
+        axis.set_yticks(np.arange(max(depths[t], 1)) + 0.5,
+                        [f"wavefront {k + 1}" for k in range(max(depths[t], 1))], fontsize=6)
+        axis.set_title(f"transaction {t}: lanes {lo}-{hi - 1}, "
+                       f"{bank_map.wavefronts_per_transaction[t]} wavefront(s)", fontsize=8, loc="left")
+    axes[-1, 0].set_xlabel("bank")
+    figure.suptitle(title, fontsize=9)
+    _save_figure_atomically(figure, path)
+    pyplot.close(figure)
+
+
+def _save_figure_atomically(figure: Any, path: Path) -> None:
+    import tempfile
+
+    kind = path.suffix.lstrip(".").lower() or "png"
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    os.close(handle)
+    try:
+        figure.savefig(name, format=kind, dpi=150)
+        os.replace(name, path)
+    except ValueError as error:
+        raise BankismError(f"--png {path}: {error}") from None
+    finally:
+        if os.path.exists(name):
+            os.unlink(name)
+
+
+def _show_heading(report: LaunchReport, stats: SiteStats) -> str:
+    worst = stats.worst
+    assert worst is not None
+    x, y, z = worst.block
+    return (
+        f"[bold]launch {report.index}[/bold] {report.kernel}, [bold]site {stats.id}[/bold] "
+        f"({stats.site.get('sass') or stats.site['op']} at {_source_text(stats.site)}, "
+        f"{_op_text(stats.site)}): "
+        f"worst of {stats.executions:,} executions is record {worst.record}, block ({x},{y},{z}), "
+        f"warp {worst.warp}, active lanes {worst.active:#010x}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+# ---------------------------------------------------------------------------------------------
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `analyze` and `show` commands to ``app``."""
+
+    @app.command("analyze")
+    def analyze_command(
+        trace: str = typer.Argument(..., help="Trace file (JSON, with its .npz sibling if it has one)."),
+        as_json: bool = typer.Option(False, "--json", help="Print the report as JSON (docs/analyze.md)."),
+        as_csv: bool = typer.Option(False, "--csv", help="Print one CSV row per instruction site."),
+        fail_on_conflict: bool = typer.Option(
+            False, "--fail-on-conflict", help="Exit with code 1 when any site has excess wavefronts."),
+        launch: int = typer.Option(None, "--launch", help="Analyse only the launch with this index."),
+        no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar on stderr."),
+    ) -> None:
+        """Wavefronts, bank conflicts and cycles of every shared-memory instruction site in a trace."""
+        if as_json and as_csv:
+            raise BankismError("--json and --csv exclude each other")
+        opened = open_trace(trace)
+        chosen = None if launch is None else [launch]
+        with _progress(opened, chosen, not no_progress and sys.stderr.isatty()) as advance:
+            report = analyze(opened, chosen, on_records=advance)
+        if as_json:
+            print(json.dumps(report.to_json(), indent=2))
+        elif as_csv:
+            writer = csv.writer(sys.stdout, lineterminator="\n")
+            writer.writerow(CSV_COLUMNS)
+            writer.writerows(csv_rows(report))
+        else:
+            print_report(report, _stdout_console())
+        if fail_on_conflict and report.has_conflicts:
+            sites = sum(1 for item in report.launches for s in item.sites if s.excess)
+            print(f"bank conflicts: {sites} site(s) have excess wavefronts (--fail-on-conflict)",
+                  file=sys.stderr)
+            raise SystemExit(1)
+
+    @app.command("show")
+    def show_command(
+        trace: str = typer.Argument(..., help="Trace file."),
+        site: int = typer.Option(..., "--site", help="Instruction site id (see `bankism analyze`)."),
+        launch: int = typer.Option(None, "--launch", help="Launch index (default: the first with the site)."),
+        png: str = typer.Option(None, "--png", help="Also draw the bank map into this image file."),
+    ) -> None:
+        """Draw the bank map of the worst warp-instruction of one instruction site."""
+        opened = open_trace(trace)
+        report, stats = worst_of_site(opened, site, launch)
+        result = simulate_worst(stats, opened.arch)
+        bank_map = result.bank_map(0)
+        console = _stdout_console()
+        console.print(_show_heading(report, stats), soft_wrap=True)
+        console.print(result.describe(0), soft_wrap=True, markup=False)
+        for table in bank_map_tables(bank_map):
+            console.print(table)
+        console.print(BANK_MAP_LEGEND)
+        if png is not None:
+            title = f"launch {report.index}, site {stats.id}: {result.describe(0)}"
+            draw_png(bank_map, title, Path(png))
+            console.print(f"bank map drawn to {png}")

@@ -1,0 +1,140 @@
+"""The analysis itself: per-site sums equal the engine's, chunking changes nothing, scaling, agreement."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import bankism
+from bankism import BankismError, analyze, traceio
+from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
+
+
+def _open(tmp_path, doc, binary=False):
+    return traceio.open_trace(traceio.save(doc, tmp_path / "t.json", binary=binary))
+
+
+def _counters(ld=(0, 0, 0), st=(0, 0, 0), atom=(0, 0, 0)):
+    """Counter objects shaped like ncu's; the values are chosen by the tests, not measured."""
+    return {name: dict(zip(analyze.METRICS, values, strict=True))
+            for name, values in (("ld", ld), ("st", st), ("atom", atom))}
+
+
+def test_conflict_free_and_fully_conflicted_sites(tmp_path):
+    rows = [((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 1, FULL, strided(128))]
+    report = analyze.analyze(_open(tmp_path, trace(launch(sites=[site(0), site(1)], rows=rows))))
+    clean, conflicted = report.launches[0].sites
+    assert (clean.executions, clean.wavefronts, clean.ideal, clean.excess) == (1, 1, 1, 0)
+    assert (conflicted.wavefronts, conflicted.ideal, conflicted.excess) == (32, 1, 31)
+    assert report.has_conflicts
+
+
+def test_site_sums_equal_the_engine_on_every_record(tmp_path):
+    sites = [site(0, width=4), site(1, width=8), site(2, op="store", width=8)]
+    doc = trace(launch(sites=sites, rows=random_rows(300, sites=3)))
+    report = analyze.analyze(_open(tmp_path, doc))
+    records = doc["launches"][0]["records"]
+    for stats in report.launches[0].sites:
+        rows = records["site"] == stats.id
+        direct = bankism.simulate(records["addresses"][rows], width=stats.site["width"], op=stats.site["op"],
+                                  active=records["active"][rows].astype(np.int64))
+        assert stats.executions == len(direct)
+        assert stats.wavefronts == direct.total_wavefronts
+        assert stats.ideal == direct.total_ideal
+        assert stats.conflicts == direct.total_conflicts
+        assert stats.cycles == pytest.approx(direct.total_cycles)
+
+
+@pytest.mark.parametrize("binary", [False, True])
+def test_chunk_size_and_storage_do_not_change_the_report(tmp_path, binary):
+    sites = [site(0), site(1, width=8)]
+    doc = trace(launch(sites=sites, rows=random_rows(200, sites=2, seed=3)))
+    opened = _open(tmp_path, doc, binary=binary)
+    whole = analyze.analyze(opened).to_json()
+    pieces = analyze.analyze(opened, chunk=7).to_json()
+    assert whole["launches"] == pieces["launches"]
+
+
+def test_worst_instruction_is_found_across_chunks(tmp_path):
+    rows = [((0, 0, 0), 0, 0, FULL, strided(4))] * 10
+    rows[8] = ((1, 0, 0), 1, 0, FULL, strided(128))
+    rows[3] = ((0, 0, 0), 1, 0, FULL, strided(8))
+    report = analyze.analyze(_open(tmp_path, trace(launch(rows=rows))), chunk=4)
+    worst = report.launches[0].sites[0].worst
+    assert (worst.record, worst.block, worst.warp, worst.excess) == (8, (1, 0, 0), 1, 31)
+    np.testing.assert_array_equal(worst.addresses, strided(128))
+
+
+def test_ops_map_to_ncu_classes(tmp_path):
+    sites = [site(0, op="load"), site(1, op="store"), site(2, op="atomic"),
+             site(3, op="ldmatrix", width=16, matrices=1), site(4, op="stmatrix", width=16, matrices=2)]
+    rows = [((0, 0, 0), 0, i, FULL, strided(16)) for i in range(5)]
+    rows[0] = ((0, 0, 0), 0, 0, FULL, strided(4))
+    rows[1] = ((0, 0, 0), 0, 1, FULL, strided(4))
+    rows[2] = ((0, 0, 0), 0, 2, FULL, strided(4))
+    report = analyze.analyze(_open(tmp_path, trace(launch(sites=sites, rows=rows)))).launches[0]
+    assert [s.op_class for s in report.sites] == ["ld", "st", "atom", "ld", "st"]
+    recorded = report.recorded
+    assert [recorded[c]["instructions"] for c in analyze.CLASSES] == [2, 2, 1]
+
+
+def test_subset_of_blocks_is_scaled_to_the_launch(tmp_path):
+    rows = [((1, 0, 0), 0, 0, FULL, strided(128)), ((1, 0, 0), 1, 0, FULL, strided(4))]
+    doc = trace(launch(rows=rows, blocks_recorded=[[1, 0, 0]], counters=_counters(ld=(4, 66, 62))))
+    report = analyze.analyze(_open(tmp_path, doc)).launches[0]
+    assert report.scale == 2
+    assert report.recorded["ld"] == {"instructions": 2, "wavefronts": 33, "conflicts": 31}
+    assert report.predicted["ld"] == {"instructions": 4, "wavefronts": 66, "conflicts": 62}
+    assert report.agrees() is True
+    assert "1 of 2 blocks recorded" in report.scaling_note()
+    assert all("scaled x2" in row.explanation for row in report.comparisons())
+
+
+def _judged(tmp_path, counters):
+    rows = [((0, 0, 0), 0, 0, FULL, strided(128))] * 2
+    return analyze.analyze(_open(tmp_path, trace(launch(rows=rows, counters=counters)))).launches[0]
+
+
+def test_agreement_follows_the_tolerance_table(tmp_path):
+    assert _judged(tmp_path, _counters(ld=(2, 64, 62))).agrees() is True
+    small = _judged(tmp_path, _counters(ld=(2, 65, 62)))
+    assert analyze.TOLERANCE["wavefronts"].admits(65, 64) == small.agrees()
+    wavefronts = next(c for c in small.comparisons() if c.metric == "wavefronts")
+    assert "surplus of 1 wavefronts" in wavefronts.explanation
+    assert _judged(tmp_path, _counters(ld=(2, 63, 62))).agrees() is False
+    more = _judged(tmp_path, _counters(ld=(3, 64, 62)))
+    assert more.agrees() is False
+    assert "ncu counted 1 more ld instructions" in more.comparisons()[0].explanation
+
+
+def test_allowance_arithmetic():
+    allowance = analyze.Allowance(surplus=0.02)
+    assert allowance.admits(100, 98)
+    assert not allowance.admits(100, 97)
+    assert not allowance.admits(100, 101)
+    assert allowance.admits(0, 0)
+    assert analyze.Allowance(surplus=0.0, deficit=0.1).admits(100, 110)
+
+
+def test_no_counters_means_no_verdict(tmp_path):
+    report = analyze.analyze(_open(tmp_path, trace(launch()))).launches[0]
+    assert report.measured is None and report.comparisons() == [] and report.agrees() is None
+
+
+def test_launch_selection(tmp_path):
+    opened = _open(tmp_path, trace(launch(index=2), launch(index=5)))
+    assert [item.index for item in analyze.analyze(opened, [5]).launches] == [5]
+    with pytest.raises(BankismError, match="no launch 4"):
+        analyze.analyze(opened, [4])
+
+
+def test_engine_errors_name_launch_site_and_record(tmp_path):
+    doc = trace(launch(sites=[site(0, op="atomic", width=16)], rows=[((0, 0, 0), 0, 0, FULL, strided(16))]))
+    with pytest.raises(BankismError, match=r"t.json: launch 0, site 0: .*16-byte atomic"):
+        analyze.analyze(_open(tmp_path, doc))
+
+
+def test_progress_callback_counts_every_record(tmp_path):
+    seen = []
+    analyze.analyze(_open(tmp_path, trace(launch(rows=random_rows(25)))), chunk=10, on_records=seen.append)
+    assert seen == [10, 10, 5]
