@@ -22,8 +22,10 @@ from bankism.traceio import RecordChunk, Trace, blocks_recorded_count
 REPORT_FORMAT = "bankism-analysis"
 REPORT_VERSION = 1
 
-#: Records simulated per chunk: bounds memory (about 300 bytes per record) whatever the trace size.
-ANALYZE_CHUNK = 1 << 18
+#: Records read and simulated per chunk, so memory stays flat whatever the trace size. Measured on a
+#: 2-million-record npz trace: peak RSS 243 MB at 1 << 16 (140 MB once the engine is loaded), against
+#: 495 MB at 1 << 18 for a few percent less time.
+ANALYZE_CHUNK = 1 << 16
 
 #: Which ncu counter family (op_ld, op_st, op_atom) counts each trace op.
 OP_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}

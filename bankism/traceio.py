@@ -360,28 +360,37 @@ def _check_records(
     _check_addresses(launch, arch, arrays, label, start, sites, site)
 
 
+def _lanes_in_use(active: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """(n, 32) bool: the active lanes that carry an address (all 32, or 8 per matrix for matrix ops)."""
+    masks = (active.astype(np.int64) & lanes).astype("<u4")
+    return np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").view(bool)
+
+
 def _check_addresses(
     launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
     sites: _SiteTable, site: np.ndarray,
 ) -> None:
-    masks = arrays["active"].astype(np.int64) & sites.lanes[site]
-    used = ((masks[:, None] >> np.arange(32, dtype=np.int64)) & 1).astype(bool)
-    width = sites.width[site][:, None]
+    """Per-record reductions first (one temporary), then the failing lane of the first bad record."""
+    used = _lanes_in_use(arrays["active"], sites.lanes[site])
     addresses = arrays["addresses"]
+    width = sites.width[site]
+    in_use = np.where(used, addresses, 0)
     end = window_end(launch, arch)
-    beyond = used & (addresses + width > end)
-    if beyond.any():
-        r, lane = (int(x) for x in np.argwhere(beyond)[0])
+    beyond = np.flatnonzero(in_use.max(axis=1, initial=0) + width > end)
+    if beyond.size:
+        r = int(beyond[0])
+        lane = int(np.flatnonzero(used[r] & (addresses[r] + width[r] > end))[0])
         raise BankismError(
             f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is outside "
             f"{_window_text(launch, arch)}"
         )
-    misaligned = used & ((addresses & (width - 1)) != 0)
-    if misaligned.any():
-        r, lane = (int(x) for x in np.argwhere(misaligned)[0])
+    misaligned = np.flatnonzero(np.bitwise_or.reduce(in_use, axis=1) & (width - 1))
+    if misaligned.size:
+        r = int(misaligned[0])
+        lane = int(np.flatnonzero(used[r] & ((addresses[r] & (width[r] - 1)) != 0))[0])
         raise BankismError(
             f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is not aligned "
-            f"to the {int(width[r, 0])}-byte access width of site {int(site[r])}"
+            f"to the {int(width[r])}-byte access width of site {int(site[r])}"
         )
 
 
@@ -700,12 +709,20 @@ def _write_npz(path: Path, members: dict[str, np.ndarray]) -> None:
                 np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
 
 
+def _new_file_mode() -> int:
+    """The mode an ordinary new file gets (mkstemp makes its files private; traces are shared)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
 @contextlib.contextmanager
 def _temporary_sibling(path: Path) -> Iterator[Path]:
     """A temporary file next to ``path``, removed unless it was renamed onto ``path``."""
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(handle)
     temp = Path(name)
+    temp.chmod(_new_file_mode())
     try:
         yield temp
     finally:

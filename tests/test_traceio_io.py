@@ -68,12 +68,13 @@ def test_inline_iter_records_streams_too(tmp_path):
     assert [len(c) for c in traceio.iter_records(path, 0, chunk=10)] == [10, 10, 5]
 
 
-def test_npz_written_by_numpy_savez_is_read(tmp_path):
-    """Another writer may use np.savez (uncompressed), int64 addresses, or Fortran-ordered arrays."""
+@pytest.mark.parametrize("writer", [np.savez, np.savez_compressed])
+def test_npz_written_by_numpy_is_read(tmp_path, writer):
+    """Another writer may use np.savez(_compressed), int64 addresses, or Fortran-ordered arrays."""
     doc = trace(launch(rows=random_rows(40)))
     arrays = doc["launches"][0].pop("records")
     doc["launches"][0]["records_file"] = "other.npz"
-    np.savez(
+    writer(
         tmp_path / "other.npz",
         **{"0/block": np.asfortranarray(arrays["block"]), "0/warp": arrays["warp"].astype(np.int64),
            "0/site": arrays["site"], "0/active": arrays["active"], "0/addresses": arrays["addresses"]},
