@@ -66,6 +66,7 @@ def test_worst_instruction_is_found_across_chunks(tmp_path):
 
 
 def test_ops_map_to_ncu_classes(tmp_path):
+    """Matrix ops add wavefronts to ld/st but no instructions (as measured in traces/probes)."""
     sites = [site(0, op="load"), site(1, op="store"), site(2, op="atomic"),
              site(3, op="ldmatrix", width=16, matrices=1), site(4, op="stmatrix", width=16, matrices=2)]
     rows = [((0, 0, 0), 0, i, FULL, strided(16)) for i in range(5)]
@@ -75,7 +76,11 @@ def test_ops_map_to_ncu_classes(tmp_path):
     report = analyze.analyze(_open(tmp_path, trace(launch(sites=sites, rows=rows)))).launches[0]
     assert [s.op_class for s in report.sites] == ["ld", "st", "atom", "ld", "st"]
     recorded = report.recorded
-    assert [recorded[c]["instructions"] for c in analyze.CLASSES] == [2, 2, 1]
+    assert [recorded[c]["instructions"] for c in analyze.CLASSES] == [1, 1, 1]
+    matrix_wavefronts = {s.op_class: s.wavefronts for s in report.sites if s.site["op"].endswith("matrix")}
+    plain_wavefronts = {s.op_class: s.wavefronts for s in report.sites[:2]}
+    for op_class in ("ld", "st"):
+        assert recorded[op_class]["wavefronts"] == matrix_wavefronts[op_class] + plain_wavefronts[op_class]
 
 
 def test_subset_of_blocks_is_scaled_to_the_launch(tmp_path):
@@ -138,3 +143,11 @@ def test_progress_callback_counts_every_record(tmp_path):
     seen = []
     analyze.analyze(_open(tmp_path, trace(launch(rows=random_rows(25)))), chunk=10, on_records=seen.append)
     assert seen == [10, 10, 5]
+
+
+def test_profiled_only_launch_is_not_judged(tmp_path):
+    doc = trace(launch(sites=[], rows=[], counters=_counters(ld=(5, 5, 0))))
+    report = analyze.analyze(_open(tmp_path, doc)).launches[0]
+    assert not report.traced and report.agrees() is None
+    assert all(row.within_tolerance is None and row.explanation.startswith("profiled only")
+               for row in report.comparisons())

@@ -143,6 +143,8 @@ def _verdict(report: LaunchReport) -> str:
 
 def _agreement(report: LaunchReport) -> str:
     agrees = report.agrees()
+    if report.measured is not None and not report.traced:
+        return "This launch was profiled, not traced: nothing to set against the counters."
     if agrees is None:
         return "The trace carries no measured counters."
     limits = ", ".join(f"{metric}: surplus up to {a.surplus:.0%} of measured, deficit up to {a.deficit:.0%}"
