@@ -16,6 +16,7 @@ import os
 import tempfile
 import zipfile
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -549,25 +550,41 @@ class Trace:
         yield from self._npz_chunks(launch, chunk)
 
     def _npz_chunks(self, launch: dict[str, Any], chunk: int) -> Iterator[RecordChunk]:
+        """Read (decompress and check) the next chunk on a worker thread while the caller uses this one."""
         label = self.label(launch)
         npz = _npz_path(self.path, launch)
         archive, streams = _npz_members(npz, launch["index"], label)
         sites = _SiteTable.of(launch)
-        try:
-            n = _npz_record_total(streams, npz, label)
-            for start in range(0, n, chunk):
-                rows = min(chunk, n - start)
-                try:
-                    raw = {field: streams[field].read(rows) for field in RECORD_FIELDS}
-                except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
-                    raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
-                arrays = _checked_arrays(raw, label, start)
-                _check_records(launch, self.arch, arrays, label, start, sites)
-                yield RecordChunk(start, *(arrays[f] for f in RECORD_FIELDS))
-        finally:
-            for stream in streams.values():
-                stream.close()
-            archive.close()
+
+        def read(start: int, rows: int) -> RecordChunk:
+            try:
+                raw = {field: streams[field].read(rows) for field in RECORD_FIELDS}
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+                raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+            arrays = _checked_arrays(raw, label, start)
+            _check_records(launch, self.arch, arrays, label, start, sites)
+            return RecordChunk(start, *(arrays[f] for f in RECORD_FIELDS))
+
+        pending: Future[RecordChunk] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bankism-npz") as reader:
+            try:
+                n = _npz_record_total(streams, npz, label)
+                starts = range(0, n, chunk)
+                if starts:
+                    pending = reader.submit(read, 0, min(chunk, n))
+                for start in starts:
+                    current = pending.result()
+                    after = start + chunk
+                    pending = reader.submit(read, after, min(chunk, n - after)) if after < n else None
+                    yield current
+            finally:
+                if pending is not None:
+                    pending.cancel()
+                    with contextlib.suppress(Exception):
+                        pending.result()
+                for stream in streams.values():
+                    stream.close()
+                archive.close()
 
 
 def _npz_record_total(streams: dict[str, _NpyStream], npz: Path, label: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 import zipfile
 
 import jsonschema
@@ -163,3 +164,12 @@ def test_zip_of_the_npz_holds_npy_members(tmp_path):
     traceio.save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
     with zipfile.ZipFile(tmp_path / "t.npz") as archive:
         assert sorted(archive.namelist()) == sorted(f"0/{f}.npy" for f in traceio.RECORD_FIELDS)
+
+
+def test_stopping_a_stream_early_releases_the_reader(tmp_path):
+    path = traceio.save(trace(launch(rows=random_rows(100))), tmp_path / "t.json", binary=True)
+    before = threading.active_count()
+    stream = traceio.iter_records(path, 0, chunk=10)
+    assert next(stream).start == 0
+    stream.close()
+    assert threading.active_count() == before
