@@ -22,20 +22,33 @@ NCU_COUNTER_OF_OP = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": 
 SPLIT_LANES = {"warp": 32, "half-warp": 16, "quarter-warp": 8, "matrix": 8}
 
 
+#: The atomic operations whose shared-memory behaviour has been measured.
+ATOMIC_OPS = ("add", "exch", "cas")
+
+
 @dataclass(frozen=True)
 class Rule:
-    """How one instruction kind (op, width) is served by the shared-memory pipe.
+    """How one instruction kind (op, width, atomic op) is served by the shared-memory pipe.
 
     ``split``: lanes are first cut into transactions of ``SPLIT_LANES[split]`` lanes.
     ``merge_xors``: two neighbouring transactions merge into one when, for one of these
     xor masks, every active lane's partner (lane ^ mask) is inactive or has the same address.
-    ``cycles_floor``/``cycles_per_wavefront``: throughput model, cycles = max(floor, per * wavefronts).
+    ``merge_scope``: "pair" tests that condition on the lanes of the two transactions only;
+    "warp" tests it on the whole warp, and then every pair merges (or none does).
+    ``same_address_serialised``: lanes on one address are served one per wavefront (atomics)
+    instead of together (the broadcast of loads and stores).
+    ``wavefronts_per_pass``: wavefronts each pass over the banks costs (2 for compare-and-swap).
+    ``cycles_floor``/``cycles_per_wavefront``: throughput model, cycles = max(floor, per * wavefronts);
+    None where no cycle measurement exists.
     """
 
     split: str
     merge_xors: tuple[int, ...] = ()
-    cycles_floor: float = 1.0
-    cycles_per_wavefront: float = 1.0
+    merge_scope: str = "pair"
+    same_address_serialised: bool = False
+    wavefronts_per_pass: int = 1
+    cycles_floor: float | None = None
+    cycles_per_wavefront: float | None = None
 
     @property
     def lanes_per_transaction(self) -> int:
@@ -50,32 +63,52 @@ class Architecture:
     banks: int
     bank_bytes: int
     shared_bytes: int
-    rules: dict[tuple[str, int], Rule] = field(repr=False)
-    evidence: str = ""
+    rules: dict[tuple[str, int, str], Rule] = field(repr=False)
+    unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
 
-    def rule(self, op: str, width: int) -> Rule:
+    def rule(self, op: str, width: int, atomic_op: str = "add") -> Rule:
         """The rule for ``op`` at ``width`` bytes per lane, or a BankismError naming what is unknown."""
         if op not in OPS:
             raise BankismError(f"unknown op {op!r}: expected one of {', '.join(OPS)}")
         if width not in WIDTHS:
             raise BankismError(f"unknown width {width!r}: expected one of 1, 2, 4, 8, 16 bytes")
+        if op == "atomic" and atomic_op not in ATOMIC_OPS:
+            raise BankismError(
+                f"unknown atomic_op {atomic_op!r}: measured ones are {', '.join(ATOMIC_OPS)}"
+            )
+        key = (op, width, atomic_op if op == "atomic" else "")
+        if key in self.unsupported:
+            raise BankismError(f"{self.name}: {self.unsupported[key]}")
         try:
-            return self.rules[(op, width)]
+            return self.rules[key]
         except KeyError:
             raise BankismError(f"{self.name} has no {width}-byte {op} instruction") from None
 
 
-def _sm90_rules() -> dict[tuple[str, int], Rule]:
-    rules: dict[tuple[str, int], Rule] = {}
+def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
+    """sm_90 (H100), fitted to traces/probes/sm_90_probes.json and traces/cycles/sm_90_cycles.json.
+
+    docs/rules.md gives the probe families behind each entry; hw/fit_cycles.py the cycle fit.
+    """
+    rules: dict[tuple[str, int, str], Rule] = {}
     for op in ("load", "store"):
         for width in (1, 2, 4):
-            rules[(op, width)] = Rule("warp")
-        rules[(op, 8)] = Rule("half-warp", (1, 2))
-        rules[(op, 16)] = Rule("quarter-warp", (1, 2))
-    rules[("atomic", 4)] = Rule("warp")
-    rules[("atomic", 8)] = Rule("half-warp", (1, 2))
-    rules[("ldmatrix", 16)] = Rule("matrix")
-    rules[("stmatrix", 16)] = Rule("matrix")
+            rules[(op, width, "")] = Rule("warp", cycles_floor=1.0, cycles_per_wavefront=1.0)
+    rules[("load", 8, "")] = Rule("half-warp", (1, 2), cycles_floor=1.07, cycles_per_wavefront=1.0)
+    rules[("load", 16, "")] = Rule(
+        "quarter-warp", (1, 2), merge_scope="warp", cycles_floor=2.11, cycles_per_wavefront=1.0
+    )
+    rules[("store", 8, "")] = Rule("half-warp", cycles_floor=2.0, cycles_per_wavefront=1.0)
+    rules[("store", 16, "")] = Rule("quarter-warp", cycles_floor=4.0, cycles_per_wavefront=1.0)
+    rules[("atomic", 4, "add")] = Rule(
+        "warp", same_address_serialised=True, cycles_floor=1.0, cycles_per_wavefront=1.0
+    )
+    rules[("atomic", 4, "exch")] = Rule("warp", same_address_serialised=True)
+    rules[("atomic", 4, "cas")] = Rule("warp", same_address_serialised=True, wavefronts_per_pass=2)
+    rules[("atomic", 8, "exch")] = Rule("half-warp", same_address_serialised=True)
+    rules[("atomic", 8, "cas")] = Rule("half-warp", same_address_serialised=True, wavefronts_per_pass=2)
+    for matrix_op in ("ldmatrix", "stmatrix"):
+        rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
     return rules
 
 
@@ -85,6 +118,13 @@ SM90 = Architecture(
     bank_bytes=4,
     shared_bytes=228 * 1024,
     rules=_sm90_rules(),
+    unsupported={
+        ("atomic", 8, "add"): (
+            "there is no 64-bit shared atomic add instruction; ptxas emits LDS.64 and an "
+            "ATOMS.CAST.SPIN.64 retry loop whose cost depends on contention (traces/probes/sass.txt), "
+            "so simulate its compare-and-swap with atomic_op='cas'"
+        ),
+    },
 )
 
 ARCHITECTURES: dict[str, Architecture] = {"sm_90": SM90}

@@ -25,34 +25,43 @@ _ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
+def _merge_xor(row, mask, lo, hi, merge_xors):
+    """The first xor mask under which every active lane in lo..hi-1 agrees with its partner, else 0."""
+    for xi in range(merge_xors.size):
+        x = merge_xors[xi]
+        holds = True
+        for lane in range(lo, hi):
+            if (mask >> lane) & 1:
+                partner = lane ^ x
+                if (mask >> partner) & 1 and row[partner] != row[lane]:
+                    holds = False
+                    break
+        if holds:
+            return x
+    return 0
+
+
+@njit(cache=True, inline="always")
+def _transactions(row, mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends):
     """Cut lanes [0, lanes_used) into transactions; return (count, merged_bits, fired_xor).
 
     Transaction t covers lanes starts[t]..ends[t]-1. Bit p of merged_bits is set when the
-    pair of base transactions (2p, 2p+1) merged; fired_xor is the last xor mask that merged.
+    pair of base transactions (2p, 2p+1) merged; fired_xor is the xor mask that merged them.
+    With ``warp_scope`` the merge condition is tested once on the whole warp.
     """
     count = 0
     merged_bits = 0
     fired_xor = 0
     n_base = lanes_used // group_lanes
+    warp_fired = 0
+    if warp_scope and merge_xors.size > 0:
+        warp_fired = _merge_xor(row, mask, 0, lanes_used, merge_xors)
     g = 0
     while g < n_base:
         lo = g * group_lanes
         if merge_xors.size > 0 and g + 1 < n_base:
             hi = lo + 2 * group_lanes
-            fired = 0
-            for xi in range(merge_xors.size):
-                x = merge_xors[xi]
-                holds = True
-                for lane in range(lo, hi):
-                    if (mask >> lane) & 1:
-                        partner = lane ^ x
-                        if (mask >> partner) & 1 and row[partner] != row[lane]:
-                            holds = False
-                            break
-                if holds:
-                    fired = x
-                    break
+            fired = warp_fired if warp_scope else _merge_xor(row, mask, lo, hi, merge_xors)
             if fired:
                 starts[count] = lo
                 ends[count] = hi
@@ -76,13 +85,14 @@ def _transactions(row, mask, lanes_used, group_lanes, merge_xors, starts, ends):
 
 @njit(cache=True, inline="always")
 def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, unit_shift, n_super,
-                            seen, stamp, counts):
+                            serialised, seen, stamp, counts):
     """Most distinct units one bank group serves for lanes lo..hi-1; negative if a lane is invalid.
 
     A unit is the aligned ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for
     widths up to 4); units in the same bank group (unit mod n_super) take one wavefront
-    each, equal units are served together. ``seen[unit] == stamp`` marks units already
-    counted in this transaction, so the loop has no data-dependent branch.
+    each, equal units are served together unless ``serialised`` (atomics), where every lane
+    counts. ``seen[unit] == stamp`` marks units already counted in this transaction, so the
+    loop has no data-dependent branch.
     """
     for s in range(n_super):
         counts[s] = 0
@@ -95,7 +105,7 @@ def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, uni
         wrong = (np.uint64(address) > last_start) | ((address & (width - 1)) != 0)
         invalid |= active & wrong
         unit = outside if (wrong | (active == 0)) else address >> unit_shift
-        fresh = (seen[unit] != stamp) & active
+        fresh = active if serialised else (seen[unit] != stamp) & active
         seen[unit] = stamp
         counts[unit & (n_super - 1)] += fresh
     if invalid:
@@ -123,7 +133,7 @@ def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
 
 @njit(parallel=True, cache=True)
 def _simulate_kernel(
-    addresses, masks, width, lanes_used, group_lanes, merge_xors, shared_bytes,
+    addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, shared_bytes,
     wavefronts, groups, merged, errors,
 ):
     n = addresses.shape[0]
@@ -135,7 +145,7 @@ def _simulate_kernel(
         unit_shift += 1
     n_super = 128 >> unit_shift
     scalar_mask = masks.shape[0] == 1
-    whole_warp = group_lanes == 32 and lanes_used == 32
+    whole_warp = group_lanes == 32 and lanes_used == 32 and merge_xors.size == 0
     for c in prange(n_chunks):
         seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
         counts = np.zeros(32, np.int32)
@@ -153,14 +163,14 @@ def _simulate_kernel(
                 stamp += 1
                 w = _transaction_wavefronts(
                     addresses, i, mask, 0, 32, width, shared_bytes,
-                    unit_shift, n_super, seen, stamp, counts,
+                    unit_shift, n_super, serialised, seen, stamp, counts,
                 )
                 if w >= 0:
                     wavefronts[i] = w
                     groups[i] = w > 0
                     continue
             count, bits, _ = _transactions(
-                row, mask, lanes_used, group_lanes, merge_xors, starts, ends
+                row, mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends
             )
             total = 0
             served = 0
@@ -171,7 +181,7 @@ def _simulate_kernel(
                 stamp += 1
                 w = _transaction_wavefronts(
                     addresses, i, mask, starts[t], ends[t], width, shared_bytes,
-                    unit_shift, n_super, seen, stamp, counts,
+                    unit_shift, n_super, serialised, seen, stamp, counts,
                 )
                 if w < 0:
                     total = -1
@@ -191,17 +201,35 @@ def _simulate_kernel(
 
 @dataclass(frozen=True)
 class BankMap:
-    """Which lanes and 4-byte words reach each bank, per transaction, for one instruction."""
+    """Which lanes and 4-byte words reach each bank, per transaction, for one instruction.
+
+    ``banks[t][b]`` lists the (lane, word) pairs bank ``b`` serves in transaction ``t``.
+    A bank serves each distinct word once per pass, or, when ``serialised`` (atomics), each
+    lane once; every pass costs ``wavefronts_per_pass`` wavefronts.
+    """
 
     transactions: list[tuple[int, int]]
     banks: list[list[list[tuple[int, int]]]]
-    wavefronts_per_transaction: list[int]
     bank_bytes: int = 4
+    serialised: bool = False
+    wavefronts_per_pass: int = 1
 
     @property
     def groups(self) -> list[list[int]]:
         """Lane ranges of the transactions (as lists of lanes)."""
         return [list(range(lo, hi)) for lo, hi in self.transactions]
+
+    def passes(self, transaction: int, bank: int) -> int:
+        """How many passes bank ``bank`` needs in ``transaction``."""
+        hits = self.banks[transaction][bank]
+        return len(hits) if self.serialised else len({word for _, word in hits})
+
+    @property
+    def wavefronts_per_transaction(self) -> list[int]:
+        return [
+            self.wavefronts_per_pass * max(self.passes(t, b) for b in range(len(per_bank)))
+            for t, per_bank in enumerate(self.banks)
+        ]
 
     @property
     def wavefronts(self) -> int:
@@ -209,13 +237,12 @@ class BankMap:
 
     @property
     def worst_bank(self) -> tuple[int, int]:
-        """(transaction, bank) holding the most distinct words."""
+        """(transaction, bank) needing the most passes."""
         best = (0, 0, -1)
         for t, per_bank in enumerate(self.banks):
-            for b, hits in enumerate(per_bank):
-                distinct = len({word for _, word in hits})
-                if distinct > best[2]:
-                    best = (t, b, distinct)
+            for b in range(len(per_bank)):
+                if self.passes(t, b) > best[2]:
+                    best = (t, b, self.passes(t, b))
         return best[0], best[1]
 
     def distinct_words(self, transaction: int, bank: int) -> list[int]:
@@ -262,6 +289,7 @@ class SimulationResult:
     matrices: int | None
     arch: Architecture
     rule: Rule
+    atomic_op: str | None
     addresses: np.ndarray = field(repr=False)
     masks: np.ndarray = field(repr=False)
 
@@ -298,7 +326,7 @@ class SimulationResult:
         count, _, fired = _transactions(
             self.addresses[i], self._mask(i), _lanes_used(self.op, self.matrices),
             self.rule.lanes_per_transaction, np.asarray(self.rule.merge_xors, np.int64),
-            starts, ends,
+            self.rule.merge_scope == "warp", starts, ends,
         )
         return [(int(starts[t]), int(ends[t])) for t in range(count)], int(fired)
 
@@ -309,7 +337,7 @@ class SimulationResult:
         mask = self._mask(i)
         row = self.addresses[i]
         words_per_lane = max(1, max(self.width, 4) // self.arch.bank_bytes)
-        banks, per_transaction = [], []
+        banks = []
         for lo, hi in transactions:
             per_bank: list[list[tuple[int, int]]] = [[] for _ in range(self.arch.banks)]
             for lane in range(lo, hi):
@@ -318,8 +346,10 @@ class SimulationResult:
                     for word in range(first, first + words_per_lane):
                         per_bank[word % self.arch.banks].append((lane, word))
             banks.append(per_bank)
-            per_transaction.append(max(len({w for _, w in hits}) for hits in per_bank))
-        return BankMap(transactions, banks, per_transaction, self.arch.bank_bytes)
+        return BankMap(
+            transactions, banks, self.arch.bank_bytes,
+            self.rule.same_address_serialised, self.rule.wavefronts_per_pass,
+        )
 
     def describe(self, i: int = 0) -> str:
         """One sentence: how instruction ``i`` was split or merged and why, and what it costs."""
@@ -327,8 +357,12 @@ class SimulationResult:
         transactions, fired = self._transactions(i)
         bank_map = self.bank_map(i)
         active = bin(self._mask(i) & _lanes_mask(self.op, self.matrices)).count("1")
-        kind = f"{self.width}-byte {self.op}" if self.op not in MATRIX_OPS else (
-            f"{self.op} x{self.matrices}")
+        if self.op in MATRIX_OPS:
+            kind = f"{self.op} x{self.matrices}"
+        elif self.op == "atomic":
+            kind = f"{self.width}-byte atomic {self.atomic_op}"
+        else:
+            kind = f"{self.width}-byte {self.op}"
         parts = [f"{kind}, {active} active lane(s)"]
         base = _lanes_used(self.op, self.matrices) // self.rule.lanes_per_transaction
         if self.rule.split == "warp":
@@ -342,12 +376,17 @@ class SimulationResult:
                     f"{base - len(transactions)} pair(s) merged because every active lane's "
                     f"xor-{fired} partner is inactive or reads the same address"
                 )
-        if bank_map.wavefronts > int(self.groups[i]):
+        if self.rule.wavefronts_per_pass > 1:
+            parts.append(f"each pass over the banks costs {self.rule.wavefronts_per_pass} wavefronts")
+        if int(self.conflicts[i]) > 0:
             t, b = bank_map.worst_bank
-            words = bank_map.distinct_words(t, b)
-            parts.append(
-                f"bank {b} must serve {len(words)} distinct words in transaction {t}"
-            )
+            if self.rule.same_address_serialised:
+                parts.append(
+                    f"bank {b} serves {bank_map.passes(t, b)} lanes one after another in transaction {t} "
+                    "(atomics serialise lanes, even on the same address)"
+                )
+            else:
+                parts.append(f"bank {b} must serve {bank_map.passes(t, b)} distinct words in transaction {t}")
         verdict = (
             "no bank conflict" if int(self.conflicts[i]) == 0
             else f"{int(self.conflicts[i])} conflict wavefront(s)"
@@ -438,12 +477,15 @@ def simulate(
     active: object = None,
     matrices: int | None = None,
     arch: str = "sm_90",
+    *,
+    atomic_op: str = "add",
 ) -> SimulationResult:
     """Wavefronts, ideal count, ncu-style conflicts and cycles of each warp-instruction.
 
     ``addresses``: byte offsets in the shared window, shape (32,) or (N, 32). ``active``:
     None, bool lanes of the same shape, or integer bitmasks. Matrix ops take
     ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
+    ``atomic_op`` ("add", "exch" or "cas") picks the atomic instruction for op="atomic".
     """
     architecture = get_arch(arch)
     if op in MATRIX_OPS:
@@ -454,34 +496,41 @@ def simulate(
         width = 16
     elif matrices is not None:
         raise BankismError(f"matrices= applies to ldmatrix/stmatrix only, not to {op!r}")
-    rule = architecture.rule(op, width)
+    rule = architecture.rule(op, width, atomic_op)
     rows = _as_addresses(addresses)
     n = rows.shape[0]
     masks = _as_masks(active, n)
     lanes_used = _lanes_used(op, matrices)
-    wavefronts = np.zeros(n, np.int64)
+    passes = np.zeros(n, np.int64)
     groups = np.zeros(n, np.int64)
     merged = np.zeros(n, np.uint8)
     errors = np.empty((_chunks(n), 3), np.int64)
     if n:
         _simulate_kernel(
             rows, masks, width, lanes_used, rule.lanes_per_transaction,
-            np.asarray(rule.merge_xors, np.int64), architecture.shared_bytes,
-            wavefronts, groups, merged, errors,
+            np.asarray(rule.merge_xors, np.int64), rule.merge_scope == "warp",
+            rule.same_address_serialised, architecture.shared_bytes,
+            passes, groups, merged, errors,
         )
         _raise_first_error(errors, rows, width, architecture)
-    ideal = groups
-    conflicts = wavefronts - groups
-    cycles = np.where(
-        wavefronts > 0,
-        np.maximum(rule.cycles_floor, rule.cycles_per_wavefront * wavefronts),
-        0.0,
-    )
+    per_pass = rule.wavefronts_per_pass
+    wavefronts = passes * per_pass if per_pass != 1 else passes
+    ideal = groups * per_pass if per_pass != 1 else groups
     return SimulationResult(
-        wavefronts=wavefronts, ideal=ideal, conflicts=conflicts, cycles=cycles,
-        groups=groups, merged=merged.astype(bool), op=op, width=width, matrices=matrices,
-        arch=architecture, rule=rule, addresses=rows, masks=masks,
+        wavefronts=wavefronts, ideal=ideal, conflicts=passes - groups, cycles=_cycles(rule, wavefronts),
+        groups=groups, merged=merged.view(bool), op=op, width=width, matrices=matrices,
+        arch=architecture, rule=rule, atomic_op=atomic_op if op == "atomic" else None,
+        addresses=rows, masks=masks,
     )
+
+
+def _cycles(rule: Rule, wavefronts: np.ndarray) -> np.ndarray:
+    """Modelled shared-pipe cycles: max(floor, per_wavefront * wavefronts); NaN where unmeasured."""
+    if rule.cycles_per_wavefront is None or rule.cycles_floor is None:
+        return np.full(wavefronts.shape, np.nan)
+    cycles = np.maximum(rule.cycles_floor, rule.cycles_per_wavefront * wavefronts)
+    cycles[wavefronts == 0] = 0.0
+    return cycles
 
 
 def _raise_first_error(errors: np.ndarray, rows: np.ndarray, width: int, arch: Architecture) -> None:

@@ -46,19 +46,24 @@ def partners_agree(addresses, mask: int, lanes: list[int], xor: int) -> bool:
 
 
 def transactions_of(
-    addresses, mask: int, op: str, width: int, matrices: int | None, arch: str
+    addresses, mask: int, op: str, width: int, matrices: int | None, arch: str, atomic_op: str = "add"
 ) -> list[list[int]]:
     """Cut the lanes into transactions, then merge neighbouring pairs where the rule allows."""
-    rule = get_arch(arch).rule(op, 16 if op in MATRIX_OPS else width)
+    rule = get_arch(arch).rule(op, 16 if op in MATRIX_OPS else width, atomic_op)
     lanes = lanes_of(op, matrices)
     size = rule.lanes_per_transaction
     pieces = [lanes[start:start + size] for start in range(0, len(lanes), size)]
     if not rule.merge_xors:
         return pieces
+    warp_agrees = any(partners_agree(addresses, mask, lanes, xor) for xor in rule.merge_xors)
     merged = []
     for k in range(0, len(pieces), 2):
         pair = pieces[k] + pieces[k + 1]
-        if any(partners_agree(addresses, mask, pair, xor) for xor in rule.merge_xors):
+        if rule.merge_scope == "warp":
+            agrees = warp_agrees
+        else:
+            agrees = any(partners_agree(addresses, mask, pair, xor) for xor in rule.merge_xors)
+        if agrees:
             merged.append(pair)
         else:
             merged.extend([pieces[k], pieces[k + 1]])
@@ -66,19 +71,30 @@ def transactions_of(
 
 
 def reference_count(addresses, width: int, op: str = "load", mask: int = 0xFFFFFFFF,
-                    matrices: int | None = None, arch: str = "sm_90") -> ReferenceCount:
-    """Wavefronts of one warp-instruction: per transaction, the most distinct words in one bank."""
+                    matrices: int | None = None, arch: str = "sm_90",
+                    atomic_op: str = "add") -> ReferenceCount:
+    """Wavefronts of one warp-instruction.
+
+    Per transaction, each bank needs one pass per distinct word it holds (loads, stores:
+    lanes on one word share it) or per lane (atomics: lanes are served one at a time); the
+    transaction costs its busiest bank's passes, times the passes' cost (2 for cas).
+    """
     if op in MATRIX_OPS:
         width = 16
+    rule = get_arch(arch).rule(op, width, atomic_op)
     wavefronts = 0
     served = 0
-    for transaction in transactions_of(addresses, mask, op, width, matrices, arch):
-        words_in_bank: dict[int, set[int]] = {}
+    for transaction in transactions_of(addresses, mask, op, width, matrices, arch, atomic_op):
+        requests_in_bank: dict[int, list[int]] = {}
         for lane in transaction:
             if is_active(mask, lane):
                 for word in words_of(int(addresses[lane]), width):
-                    words_in_bank.setdefault(word % BANKS, set()).add(word)
-        if words_in_bank:
-            wavefronts += max(len(words) for words in words_in_bank.values())
+                    requests_in_bank.setdefault(word % BANKS, []).append(word)
+        if requests_in_bank:
+            if rule.same_address_serialised:
+                passes = max(len(words) for words in requests_in_bank.values())
+            else:
+                passes = max(len(set(words)) for words in requests_in_bank.values())
+            wavefronts += passes * rule.wavefronts_per_pass
             served += 1
     return ReferenceCount(wavefronts=wavefronts, transactions=served)

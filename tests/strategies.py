@@ -7,13 +7,16 @@ from hypothesis import strategies as st
 
 SHARED_WINDOW = 64 * 1024
 
-#: (op, width, matrices) of every instruction kind the engine models on sm_90.
+#: (op, width, matrices, atomic_op) of every instruction kind the engine models on sm_90.
 KINDS = [
-    ("load", 1, None), ("load", 2, None), ("load", 4, None), ("load", 8, None), ("load", 16, None),
-    ("store", 1, None), ("store", 2, None), ("store", 4, None), ("store", 8, None), ("store", 16, None),
-    ("atomic", 4, None), ("atomic", 8, None),
-    ("ldmatrix", 16, 1), ("ldmatrix", 16, 2), ("ldmatrix", 16, 4),
-    ("stmatrix", 16, 1), ("stmatrix", 16, 2), ("stmatrix", 16, 4),
+    ("load", 1, None, "add"), ("load", 2, None, "add"), ("load", 4, None, "add"),
+    ("load", 8, None, "add"), ("load", 16, None, "add"),
+    ("store", 1, None, "add"), ("store", 2, None, "add"), ("store", 4, None, "add"),
+    ("store", 8, None, "add"), ("store", 16, None, "add"),
+    ("atomic", 4, None, "add"), ("atomic", 4, None, "exch"), ("atomic", 4, None, "cas"),
+    ("atomic", 8, None, "exch"), ("atomic", 8, None, "cas"),
+    ("ldmatrix", 16, 1, "add"), ("ldmatrix", 16, 2, "add"), ("ldmatrix", 16, 4, "add"),
+    ("stmatrix", 16, 1, "add"), ("stmatrix", 16, 2, "add"), ("stmatrix", 16, 4, "add"),
 ]
 
 kinds = st.sampled_from(KINDS)
@@ -65,8 +68,8 @@ def masks(draw) -> int:
 
 @st.composite
 def warp_instructions(draw):
-    """(op, width, matrices, addresses, mask) of one random warp-instruction."""
-    op, width, matrices = draw(kinds)
+    """(op, width, matrices, addresses, mask, atomic_op) of one random warp-instruction."""
+    op, width, matrices, atomic_op = draw(kinds)
     addresses = draw(lane_addresses(width))
     mask = 0xFFFFFFFF if matrices else draw(masks())
-    return op, width, matrices, addresses, mask
+    return op, width, matrices, addresses, mask, atomic_op

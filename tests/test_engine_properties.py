@@ -1,6 +1,7 @@
 """Properties every count must have, whatever the rule tables say."""
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,14 +14,16 @@ def _lanes(op, matrices):
     return 8 * matrices if op in MATRIX_OPS else 32
 
 
-def _simulate(op, width, matrices, addresses, mask):
-    return bankism.simulate(addresses, width=width, op=op, active=mask, matrices=matrices)
+def _simulate(op, width, matrices, addresses, mask, atomic_op):
+    return bankism.simulate(
+        addresses, width=width, op=op, active=mask, matrices=matrices, atomic_op=atomic_op
+    )
 
 
 @given(warp_instructions())
 def test_at_least_one_wavefront_per_128_distinct_bytes(instruction):
-    op, width, matrices, addresses, mask = instruction
-    result = _simulate(op, width, matrices, addresses, mask)
+    op, width, matrices, addresses, mask, atomic_op = instruction
+    result = _simulate(op, width, matrices, addresses, mask, atomic_op)
     lanes = [lane for lane in range(_lanes(op, matrices)) if (mask >> lane) & 1]
     distinct_bytes = len({int(addresses[lane]) + k for lane in lanes for k in range(width)})
     assert result.wavefronts[0] >= -(-distinct_bytes // 128)
@@ -30,20 +33,23 @@ def test_at_least_one_wavefront_per_128_distinct_bytes(instruction):
 def test_ideal_at_most_wavefronts_and_conflicts_are_the_excess(instruction):
     result = _simulate(*instruction)
     assert 0 <= result.ideal[0] <= result.wavefronts[0]
-    assert result.conflicts[0] == result.wavefronts[0] - result.groups[0]
-    assert (result.wavefronts[0] == 0) == (result.cycles[0] == 0)
+    per_pass = result.rule.wavefronts_per_pass
+    assert result.ideal[0] == result.groups[0] * per_pass
+    assert result.conflicts[0] * per_pass == result.wavefronts[0] - result.ideal[0]
+    if result.wavefronts[0] == 0:
+        assert result.cycles[0] == 0
 
 
 @given(warp_instructions(), st.integers(0, 2**31 - 1))
 def test_inactive_lanes_do_not_matter(instruction, seed):
-    op, width, matrices, addresses, mask = instruction
+    op, width, matrices, addresses, mask, atomic_op = instruction
     scrambled = addresses.copy()
     rng = np.random.default_rng(seed)
     for lane in range(32):
         if not (mask >> lane) & 1 or lane >= _lanes(op, matrices):
             scrambled[lane] = rng.integers(0, 1024) * width
-    before = _simulate(op, width, matrices, addresses, mask)
-    after = _simulate(op, width, matrices, scrambled, mask)
+    before = _simulate(op, width, matrices, addresses, mask, atomic_op)
+    after = _simulate(op, width, matrices, scrambled, mask, atomic_op)
     assert before.wavefronts[0] == after.wavefronts[0]
 
 
@@ -69,6 +75,20 @@ def test_translation_by_128_bytes_changes_nothing(addresses):
     moved = addresses + 128
     before = bankism.simulate(addresses, width=4).wavefronts[0]
     assert bankism.simulate(moved, width=4).wavefronts[0] == before
+
+
+@given(st.integers(0, 4095), st.sampled_from([4, 8]), st.sampled_from(["add", "exch", "cas"]))
+def test_atomics_serialise_lanes_on_one_address(element, width, atomic_op):
+    """Atomics do not broadcast: 32 lanes on one address take 32 passes (measured)."""
+    if (width, atomic_op) == (8, "add"):
+        return
+    result = bankism.simulate(np.full(32, element * width), width=width, op="atomic", atomic_op=atomic_op)
+    assert result.wavefronts[0] == 32 * result.rule.wavefronts_per_pass
+
+
+def test_64_bit_atomic_add_is_not_one_instruction():
+    with pytest.raises(bankism.BankismError, match="CAST.SPIN"):
+        bankism.simulate(np.arange(32) * 8, width=8, op="atomic")
 
 
 def test_no_active_lane_costs_nothing():

@@ -11,9 +11,11 @@ from tests.strategies import warp_instructions
 
 @given(warp_instructions())
 def test_engine_matches_reference(instruction):
-    op, width, matrices, addresses, mask = instruction
-    result = bankism.simulate(addresses, width=width, op=op, active=mask, matrices=matrices)
-    expected = reference_count(addresses, width, op, mask, matrices)
+    op, width, matrices, addresses, mask, atomic_op = instruction
+    result = bankism.simulate(
+        addresses, width=width, op=op, active=mask, matrices=matrices, atomic_op=atomic_op
+    )
+    expected = reference_count(addresses, width, op, mask, matrices, atomic_op=atomic_op)
     assert int(result.wavefronts[0]) == expected.wavefronts
     assert int(result.groups[0]) == expected.transactions
 
@@ -22,24 +24,27 @@ def test_engine_matches_reference(instruction):
 def test_batch_equals_one_by_one(instructions):
     """One (N, 32) call gives the same counts as N single calls, kind by kind."""
     by_kind: dict = {}
-    for op, width, matrices, addresses, mask in instructions:
-        by_kind.setdefault((op, width, matrices), []).append((addresses, mask))
-    for (op, width, matrices), rows in by_kind.items():
+    for op, width, matrices, addresses, mask, atomic_op in instructions:
+        by_kind.setdefault((op, width, matrices, atomic_op), []).append((addresses, mask))
+    for (op, width, matrices, atomic_op), rows in by_kind.items():
         addresses = np.stack([a for a, _ in rows])
         masks = np.asarray([m for _, m in rows], dtype=np.uint32)
-        batch = bankism.simulate(addresses, width=width, op=op, active=masks, matrices=matrices)
+        kind = {"width": width, "op": op, "matrices": matrices, "atomic_op": atomic_op}
+        batch = bankism.simulate(addresses, active=masks, **kind)
         for i, (a, m) in enumerate(rows):
-            single = bankism.simulate(a, width=width, op=op, active=m, matrices=matrices)
+            single = bankism.simulate(a, active=m, **kind)
             assert batch.wavefronts[i] == single.wavefronts[0]
             assert batch.conflicts[i] == single.conflicts[0]
-            assert batch.cycles[i] == single.cycles[0]
+            np.testing.assert_array_equal(batch.cycles[i], single.cycles[0])
 
 
 @given(warp_instructions())
 def test_bank_map_agrees_with_counts(instruction):
     """The per-bank picture explains exactly the counted wavefronts."""
-    op, width, matrices, addresses, mask = instruction
-    result = bankism.simulate(addresses, width=width, op=op, active=mask, matrices=matrices)
+    op, width, matrices, addresses, mask, atomic_op = instruction
+    result = bankism.simulate(
+        addresses, width=width, op=op, active=mask, matrices=matrices, atomic_op=atomic_op
+    )
     assert result.bank_map(0).wavefronts == int(result.wavefronts[0])
     assert result.describe(0).endswith(".")
 
