@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from bankism import cli, traceio
+from bankism import analyze, cli, traceio
+from bankism.commands import analyze_cmd
 from bankism.commands.analyze_cmd import CSV_COLUMNS
 from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
 
@@ -166,3 +167,15 @@ def test_python_dash_m_entry_point(clean):
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["launches"][0]["sites"][0]["excess"] == 0
+
+
+
+def test_progress_bar_runs_over_every_record(tmp_path):
+    path = traceio.save(trace(launch(rows=random_rows(30)), launch(index=2, rows=random_rows(12))),
+                        tmp_path / "t.json", binary=True)
+    opened = traceio.open_trace(path)
+    assert [opened.record_count(item) for item in opened.launches] == [30, 12]
+    seen = []
+    with analyze_cmd._progress(opened, None, enabled=True) as advance:
+        report = analyze.analyze(opened, chunk=8, on_records=lambda n: (seen.append(n), advance(n)))
+    assert sum(seen) == sum(item.records for item in report.launches) == 42
