@@ -1,0 +1,332 @@
+"""`bankism advise`: the cheapest padding or XOR swizzle that removes the conflicts recorded in a trace.
+
+The input is a trace (``bankism.traceio``, format "bankism-trace") or the JSON that
+``bankism explain --json`` prints. Either gives, per access site, the byte address each
+lane used. The shared arrays those addresses fall in are declared with ``--array`` (an
+``explain`` result names its arrays itself); each site's addresses are mapped back to
+array indices, and ``bankism.review.advise`` re-lays the array out under every candidate
+padding and swizzle, counting all of the array's sites together with the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import numpy as np
+import typer
+
+from bankism.errors import BankismError
+from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
+
+#: Arrays declared without @BASE follow one another from the window base, each aligned to this many bytes.
+ARRAY_ALIGNMENT = 16
+
+SOURCE_HELP = "A trace (bankism-trace JSON) or the JSON that `bankism explain --json` prints."
+ARRAY_HELP = (
+    "A shared array the kernel uses: NAME:TYPE\\[D0]\\[D1]...\\[+PAD]\\[^B,M,S]\\[@BASE], e.g. "
+    "tile:float\\[32]\\[32]+1@1024 (rows of 32 floats padded by 1, at byte 1024). Without @BASE arrays "
+    "follow one another from the start of the block's shared memory. Repeat for each array."
+)
+
+_SPEC = re.compile(
+    r"^(?P<name>[A-Za-z_]\w*):(?P<dtype>[A-Za-z_][\w ]*?)\s*(?P<dims>(\[\d+\])+)"
+    r"(\+(?P<pad>\d+))?(\^(?P<swizzle>\d+,\d+,-?\d+))?(@(?P<base>0x[0-9a-fA-F]+|\d+))?$"
+)
+
+
+@dataclass(frozen=True)
+class RecordedSite:
+    """One access site of the input: how it moves data and every warp-instruction's lane addresses."""
+
+    label: str
+    op: str
+    width: int
+    matrices: int | None
+    addresses: np.ndarray
+    active: np.ndarray
+    places: Sequence[str]
+    array: str | None = None
+
+
+class _TracePlaces(Sequence):
+    """"launch 0, block (1,0,0) warp 3, record 17" for each record of a site, made on demand."""
+
+    def __init__(self, launch: int, blocks: np.ndarray, warps: np.ndarray, records: np.ndarray) -> None:
+        self.launch, self.blocks, self.warps, self.records = launch, blocks, warps, records
+
+    def __len__(self) -> int:
+        return int(self.records.shape[0])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        block = ",".join(str(int(v)) for v in self.blocks[i])
+        return (f"launch {self.launch}, block ({block}) warp {int(self.warps[i])}, "
+                f"record {int(self.records[i])}")
+
+
+def parse_array_spec(spec: str, default_base: int) -> SharedArray:
+    """``NAME:TYPE[D0][D1]...[+PAD][^B,M,S][@BASE]`` as a SharedArray (the layout the kernel used)."""
+    match = _SPEC.match(spec.strip())
+    if match is None:
+        raise BankismError(
+            f"--array {spec!r}: expected NAME:TYPE[D0][D1]...[+PAD][^B,M,S][@BASE], "
+            "e.g. tile:float[32][32]+1@1024"
+        )
+    shape = tuple(int(d) for d in re.findall(r"\d+", match["dims"]))
+    base = int(match["base"], 0) if match["base"] else default_base
+    try:
+        swizzle = Swizzle(*(int(v) for v in match["swizzle"].split(","))) if match["swizzle"] else None
+        return SharedArray(match["dtype"], shape, pad=int(match["pad"] or 0), base=base, swizzle=swizzle,
+                           name=match["name"])
+    except BankismError as error:
+        raise BankismError(f"--array {spec!r}: {error}") from None
+
+
+def declare_arrays(specs: Sequence[str], window_base: int) -> list[SharedArray]:
+    """The arrays of ``--array``; those without @BASE follow the previous one (16-byte aligned)."""
+    arrays: list[SharedArray] = []
+    next_base = window_base
+    for spec in specs:
+        array = parse_array_spec(spec, next_base)
+        if any(a.name == array.name for a in arrays):
+            raise BankismError(f"--array {spec!r}: array {array.name} is declared twice")
+        arrays.append(array)
+        end = array.base + array.nbytes
+        next_base = -(-end // ARRAY_ALIGNMENT) * ARRAY_ALIGNMENT
+    return arrays
+
+
+def sites_from_trace(doc: dict[str, Any], launch: int | None) -> list[RecordedSite]:
+    """Every (launch, site) of a loaded trace with the lane addresses of all its records."""
+    launches = doc["launches"] if launch is None else [e for e in doc["launches"] if e["index"] == launch]
+    if not launches:
+        known = ", ".join(str(e["index"]) for e in doc["launches"]) or "none"
+        raise BankismError(f"--launch {launch}: the trace holds launches {known}")
+    sites = []
+    for entry in launches:
+        records = entry["records"]
+        for site in entry["sites"]:
+            rows = np.flatnonzero(records["site"] == site["id"])
+            if rows.size == 0:
+                continue
+            where = f" {site['file']}:{site['line']}" if site.get("file") else ""
+            label = f"launch {entry['index']} site {site['id']} ({site.get('sass') or site['op']}{where})"
+            places = _TracePlaces(entry["index"], records["block"][rows], records["warp"][rows], rows)
+            sites.append(RecordedSite(
+                label=label, op=site["op"], width=int(site["width"]), matrices=site.get("matrices"),
+                addresses=records["addresses"][rows], active=records["active"][rows].astype(np.int64),
+                places=places,
+            ))
+    return sites
+
+
+def sites_from_explain(doc: dict[str, Any]) -> tuple[list[RecordedSite], list[dict[str, Any]]]:
+    """The sites of an ``explain --json`` result and the shared arrays it declares.
+
+    explain keeps the lane addresses of one execution per (block, warp): a site in a loop
+    contributes its first iteration only.
+    """
+    sites = []
+    for n, site in enumerate(doc.get("sites", [])):
+        warps = site.get("warps") or []
+        if not warps:
+            continue
+        what = site.get("expression") or site.get("array", "?")
+        label = f"line {site.get('line', '?')}: {site.get('op', 'load')} {what}"
+        rows, masks, places = [], [], []
+        for k, warp in enumerate(warps):
+            lanes = warp.get("lane_addresses", warp.get("addresses"))
+            if lanes is None or len(lanes) != 32:
+                raise BankismError(f"explain result: site {n} ({label}) warp {k}: expected 32 lane addresses")
+            rows.append([0 if a is None else int(a) for a in lanes])
+            masks.append(sum(1 << lane for lane, a in enumerate(lanes) if a is not None))
+            block = ",".join(str(v) for v in warp.get("block", []))
+            number = warp.get("warp", k)
+            places.append(f"block ({block}) warp {number}" if block else f"warp {number}")
+        sites.append(RecordedSite(
+            label=label, op=site.get("op", "load"), width=int(site["width"]), matrices=site.get("matrices"),
+            addresses=np.asarray(rows, np.int64), active=np.asarray(masks, np.int64), places=places,
+            array=site.get("shared_array") or site.get("array"),
+        ))
+    return sites, _explain_arrays(doc)
+
+
+def _explain_arrays(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """Array declarations an explain result carries (``shared_arrays``, else the snapshot's)."""
+    found = doc.get("shared_arrays") or (doc.get("snapshot") or {}).get("arrays") or {}
+    if isinstance(found, dict):
+        return [{"name": name, **info} for name, info in found.items()]
+    return list(found)
+
+
+def _array_from_explain(info: dict[str, Any]) -> SharedArray:
+    return SharedArray(info["dtype"], tuple(info["shape"]), pad=int(info.get("pad", 0)),
+                       base=int(info.get("base_offset", info.get("base", 0))), name=info["name"])
+
+
+def _covers(array: SharedArray, site: RecordedSite) -> bool:
+    lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+    used = site.addresses[lanes]
+    return used.size > 0 and bool(((used >= array.base) & (used < array.base + array.nbytes)).all())
+
+
+def attribute(
+    sites: list[RecordedSite], arrays: list[SharedArray]
+) -> tuple[dict[str, list[Access]], list[str]]:
+    """Each site as an Access of the array its addresses fall in; sites that fit none, with the reason."""
+    by_array: dict[str, list[Access]] = {a.name: [] for a in arrays}
+    left_out = []
+    for site in sites:
+        named = [a for a in arrays if a.name == site.array]
+        holders = named or [a for a in arrays if _covers(a, site)]
+        if not holders:
+            lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+            used = site.addresses[lanes]
+            span = f"bytes {int(used.min())}-{int(used.max())}" if used.size else "no active lane"
+            left_out.append(f"{site.label}: {span} lie in no declared array")
+            continue
+        array = holders[0]
+        by_array[array.name].append(Access.from_addresses(
+            array, site.addresses, op=site.op, width=site.width, active=site.active,
+            matrices=site.matrices, name=site.label, places=site.places,
+        ))
+    return {name: accesses for name, accesses in by_array.items() if accesses}, left_out
+
+
+def _fix_dict(rank: int, fix: Fix) -> dict[str, Any]:
+    swizzle = fix.array.swizzle
+    return {
+        "rank": rank, "kind": fix.kind, "change": fix.change, "code": fix.code,
+        "pad": fix.array.pad, "swizzle": [swizzle.bits, swizzle.base, swizzle.shift] if swizzle else None,
+        "extra_bytes": fix.extra_bytes, "wavefronts": fix.wavefronts, "ideal": fix.ideal,
+        "excess": fix.excess,
+    }
+
+
+def advise_arrays(
+    arrays: list[SharedArray], accesses: dict[str, list[Access]], arch: str, limit: int
+) -> list[tuple[SharedArray, Report, list[Fix]]]:
+    """For each array with sites: its report as given and the ranked fixes."""
+    results = []
+    for array in arrays:
+        own = accesses.get(array.name)
+        if own:
+            results.append((array, check(own, arch=arch), advise(array, own, arch=arch, limit=limit)))
+    return results
+
+
+EXPLAIN_NOTE = ("explain keeps the lane addresses of one execution per warp: sites in loops are "
+                "advised on their first iteration")
+
+
+def _text(results, left_out: list[str], note: str | None) -> str:
+    parts = [f"note: {note}", ""] if note else []
+    for array, report, fixes in results:
+        parts += [f"=== {array} at byte {array.base}: {len(report.sites)} site(s)", report.table(), "",
+                  report.verdict]
+        if fixes:
+            parts.append("fixes, cheapest first:")
+            parts += [f"{n}. {fix}" for n, fix in enumerate(fixes, 1)]
+        else:
+            parts.append("no padding or swizzle does better than the layout as given")
+        parts.append("")
+    if left_out:
+        parts.append("sites left out (declare their arrays with --array):")
+        parts += [f"  {line}" for line in left_out]
+    return "\n".join(parts).rstrip()
+
+
+def _json(results, left_out: list[str], source: str, arch: str, note: str | None) -> str:
+    return json.dumps({
+        "format": "bankism-advise", "version": 1, "input": source, "arch": arch, "note": note,
+        "arrays": [
+            {"name": array.name, "declaration": array.declaration, "base": array.base,
+             "given": report.to_dict(), "fixes": [_fix_dict(n, f) for n, f in enumerate(fixes, 1)]}
+            for array, report, fixes in results
+        ],
+        "left_out": left_out,
+    }, indent=2)
+
+
+def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite], list[SharedArray], str]:
+    """(kind, sites, arrays the input declares, arch) of a trace or an explain result."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BankismError(f"{path}: no such file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BankismError(f"{path}: not a JSON document ({error})") from None
+    if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
+        from bankism import traceio
+
+        loaded = traceio.load(path)
+        return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
+    if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
+                                  or isinstance(doc.get("sites"), list)):
+        sites, infos = sites_from_explain(doc)
+        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", "sm_90")
+    raise BankismError(f"{path}: neither a bankism trace nor an `explain --json` result")
+
+
+def window_base(kind: str, arch: str) -> int:
+    """Where a block's shared memory starts in the addresses of this kind of input."""
+    if kind != "trace":
+        return 0
+    from bankism import traceio
+
+    return traceio.SHARED_WINDOW_BASE.get(arch, 0)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `advise` command to ``app``."""
+
+    @app.command("advise")
+    def advise_command(
+        source: Annotated[Path, typer.Argument(help=SOURCE_HELP)],
+        array: Annotated[list[str] | None, typer.Option("--array", help=ARRAY_HELP)] = None,
+        launch: int = typer.Option(None, help="Only this launch of a trace (its index)."),
+        limit: int = typer.Option(5, help="How many fixes to list per array."),
+        arch: str = typer.Option(None, help="Architecture (default: the input's, else sm_90)."),
+        as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+    ) -> None:
+        """Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array."""
+        kind, sites, declared, input_arch = load_input(source, launch)
+        arch = arch or input_arch
+        arrays = declare_arrays(array, window_base(kind, arch)) if array else declared
+        if not arrays:
+            raise BankismError(
+                f"{source}: declare the shared arrays with --array NAME:TYPE[D0][D1]...[+PAD][@BASE]; "
+                + _address_summary(sites)
+            )
+        accesses, left_out = attribute(sites, arrays)
+        if not accesses:
+            raise BankismError(
+                f"{source}: no site's addresses fall in the declared arrays (check @BASE); {left_out[0]}"
+                if left_out else f"{source}: the input has no access sites"
+            )
+        results = advise_arrays(arrays, accesses, arch, limit)
+        note = EXPLAIN_NOTE if kind == "explain" else None
+        if as_json:
+            print(_json(results, left_out, str(source), arch, note))
+        else:
+            print(_text(results, left_out, note))
+
+
+def _address_summary(sites: list[RecordedSite]) -> str:
+    if not sites:
+        return "the input has no access sites"
+    lows, highs = [], []
+    for site in sites:
+        lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+        used = site.addresses[lanes]
+        if used.size:
+            lows.append(int(used.min()))
+            highs.append(int(used.max()))
+    span = f"bytes {min(lows)}-{max(highs)}" if lows else "no active lanes"
+    return f"its {len(sites)} site(s) touch {span}"
