@@ -310,7 +310,7 @@ def _checked_arrays(raw: dict[str, Any], label: str, start: int) -> dict[str, np
                 raise BankismError(
                     f"{label}: records.{name} has {array.shape[0]} entries but records.warp has {n}"
                 )
-            raise BankismError(f"{label}: records.{name} has shape {array.shape}, expected ({n}, {shape})")
+            raise BankismError(f"{label}: records.{name} has shape {array.shape}, expected {(n, *shape)}")
         bad = (array < 0) | (array > np.iinfo(dtype).max)
         if bad.any():
             r = int(np.argwhere(bad)[0][0])
