@@ -84,36 +84,41 @@ def _transactions(row, mask, lanes_used, group_lanes, merge_xors, warp_scope, st
 
 
 @njit(cache=True, inline="always")
-def _transaction_wavefronts(addresses, i, mask, lo, hi, width, shared_bytes, unit_shift, n_super,
-                            serialised, seen, stamp, counts):
-    """Most distinct units one bank group serves for lanes lo..hi-1; negative if a lane is invalid.
+def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits, width, shared_bytes,
+                        unit_shift, n_super, serialised, seen, stamp, counts, best):
+    """Fill best[t] with the busiest bank's passes in each transaction t; return 1 if a lane is invalid.
 
-    A unit is the aligned ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for
-    widths up to 4); units in the same bank group (unit mod n_super) take one wavefront
-    each, equal units are served together unless ``serialised`` (atomics), where every lane
-    counts. ``seen[unit] == stamp`` marks units already counted in this transaction, so the
-    loop has no data-dependent branch.
+    One sweep over the lanes, with no data-dependent branch. Lane l belongs to transaction
+    l >> group_shift, or to the even one of a merged pair. A unit is the aligned
+    ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for widths up to 4); units in
+    the same bank group (unit mod n_super) need one pass each and equal units share a pass,
+    unless ``serialised`` (atomics), where every lane needs its own. ``seen[unit] == stamp + t``
+    marks units already counted in transaction t.
     """
-    for s in range(n_super):
-        counts[s] = 0
+    for k in range(MAX_TRANSACTIONS * 32):
+        counts[k] = 0
     invalid = 0
     outside = seen.shape[0] - 1
     last_start = np.uint64(shared_bytes - width)
-    for lane in range(lo, hi):
+    for lane in range(lanes_used):
         active = (mask >> lane) & 1
         address = addresses[i, lane]
         wrong = (np.uint64(address) > last_start) | ((address & (width - 1)) != 0)
         invalid |= active & wrong
         unit = outside if (wrong | (active == 0)) else address >> unit_shift
-        fresh = active if serialised else (seen[unit] != stamp) & active
-        seen[unit] = stamp
-        counts[unit & (n_super - 1)] += fresh
-    if invalid:
-        return -1
-    best = 0
-    for s in range(n_super):
-        best = max(best, counts[s])
-    return best
+        t = lane >> group_shift
+        t &= ~((merged_bits >> (t >> 1)) & 1)
+        key = stamp + t
+        fresh = active if serialised else (seen[unit] != key) & active
+        seen[unit] = key
+        slot = t * n_super + (unit & (n_super - 1))
+        counts[slot] += fresh
+    for t in range(lanes_used >> group_shift):
+        top = 0
+        for k in range(t * n_super, (t + 1) * n_super):
+            top = max(top, counts[k])
+        best[t] = top
+    return invalid
 
 
 @njit(cache=True)
@@ -134,67 +139,56 @@ def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
 @njit(parallel=True, cache=True)
 def _simulate_kernel(
     addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, shared_bytes,
-    wavefronts, groups, merged, errors,
+    passes, groups, merged, errors,
 ):
     n = addresses.shape[0]
     n_chunks = errors.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
-    unit_bytes = max(width, 4)
     unit_shift = 2
-    while (1 << unit_shift) < unit_bytes:
+    while (1 << unit_shift) < max(width, 4):
         unit_shift += 1
     n_super = 128 >> unit_shift
+    group_shift = 0
+    while (1 << group_shift) < group_lanes:
+        group_shift += 1
+    n_base = lanes_used // group_lanes
     scalar_mask = masks.shape[0] == 1
-    whole_warp = group_lanes == 32 and lanes_used == 32 and merge_xors.size == 0
     for c in prange(n_chunks):
         seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
-        counts = np.zeros(32, np.int32)
+        counts = np.zeros(MAX_TRANSACTIONS * 32, np.int32)
+        best = np.zeros(MAX_TRANSACTIONS, np.int32)
         starts = np.empty(MAX_TRANSACTIONS, np.int64)
         ends = np.empty(MAX_TRANSACTIONS, np.int64)
         stamp = 0
         errors[c, 0] = -1
         errors[c, 1] = -1
         errors[c, 2] = _ERR_NONE
-        stop = min(n, (c + 1) * chunk)
-        for i in range(c * chunk, stop):
+        for i in range(c * chunk, min(n, (c + 1) * chunk)):
             mask = masks[0] if scalar_mask else masks[i]
-            row = addresses[i]
-            if whole_warp:
-                stamp += 1
-                w = _transaction_wavefronts(
-                    addresses, i, mask, 0, 32, width, shared_bytes,
-                    unit_shift, n_super, serialised, seen, stamp, counts,
+            bits = 0
+            if merge_xors.size > 0:
+                _, bits, _ = _transactions(
+                    addresses[i], mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends
                 )
-                if w >= 0:
-                    wavefronts[i] = w
-                    groups[i] = w > 0
-                    continue
-            count, bits, _ = _transactions(
-                row, mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends
-            )
-            total = 0
-            served = 0
-            if stamp > 2**31 - 8:
+            if stamp > 2**31 - 2 * MAX_TRANSACTIONS:
                 seen[:] = 0
                 stamp = 0
-            for t in range(count):
-                stamp += 1
-                w = _transaction_wavefronts(
-                    addresses, i, mask, starts[t], ends[t], width, shared_bytes,
-                    unit_shift, n_super, serialised, seen, stamp, counts,
-                )
-                if w < 0:
-                    total = -1
-                    break
-                total += w
-                served += w > 0
-            if total < 0:
-                lane, code = _first_invalid_lane(row, mask, lanes_used, width, shared_bytes)
+            stamp += MAX_TRANSACTIONS
+            if _instruction_passes(
+                addresses, i, mask, lanes_used, group_shift, bits, width, shared_bytes,
+                unit_shift, n_super, serialised, seen, stamp, counts, best,
+            ):
+                lane, code = _first_invalid_lane(addresses[i], mask, lanes_used, width, shared_bytes)
                 errors[c, 0] = i
                 errors[c, 1] = lane
                 errors[c, 2] = code
                 break
-            wavefronts[i] = total
+            total = 0
+            served = 0
+            for t in range(n_base):
+                total += best[t]
+                served += best[t] > 0
+            passes[i] = total
             groups[i] = served
             merged[i] = bits
 
