@@ -36,6 +36,7 @@ def register(app: typer.Typer) -> None:
         width: int = typer.Option(4, help="Bytes per lane: 1, 2, 4, 8 or 16."),
         op: str = typer.Option("load", help="load, store, atomic, ldmatrix or stmatrix."),
         matrices: int = typer.Option(None, help="1, 2 or 4 for ldmatrix/stmatrix."),
+        atomic_op: str = typer.Option("add", help="add, exch or cas, for --op atomic."),
         active: str = typer.Option("0xffffffff", help="Active-lane bitmask."),
         arch: str = typer.Option("sm_90", help="Architecture."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
@@ -46,13 +47,17 @@ def register(app: typer.Typer) -> None:
             mask = int(active, 0)
         except ValueError:
             raise BankismError(f"--active: {active!r} is not an integer bitmask") from None
-        result = simulate(rows, width=width, op=op, active=mask, matrices=matrices, arch=arch)
+        result = simulate(
+            rows, width=width, op=op, active=mask, matrices=matrices, arch=arch, atomic_op=atomic_op
+        )
         if as_json:
             print(json.dumps({
                 "op": result.op, "width": result.width, "matrices": result.matrices,
+                "atomic_op": result.atomic_op,
                 "split": result.split, "wavefronts": int(result.wavefronts[0]),
                 "ideal": int(result.ideal[0]), "conflicts": int(result.conflicts[0]),
-                "cycles": float(result.cycles[0]), "merged": bool(result.merged[0]),
+                "cycles": None if np.isnan(result.cycles[0]) else float(result.cycles[0]),
+                "merged": bool(result.merged[0]),
                 "explanation": result.describe(0),
             }, indent=2))
             return
