@@ -1,0 +1,22 @@
+"""`bankism explain`: answer shared-memory questions about a CUDA kernel from its source.
+
+``explain(source, filename, options)`` preprocesses and parses the kernel, interprets the
+asked-for thread blocks, counts every shared-memory access site with the engine and
+returns the report as plain data (the JSON schema of docs/explain.md).
+"""
+
+from __future__ import annotations
+
+from bankism.explain.analysis import Analysis, ExplainOptions, analyze
+from bankism.explain.interpreter import SnapshotRequest
+from bankism.explain.render import render
+from bankism.explain.report import SCHEMA, build_report
+
+
+def explain(source: str, filename: str = "kernel.cu", options: ExplainOptions | None = None) -> dict:
+    """The explain report (a JSON-ready dict) for the kernel in ``source``."""
+    return build_report(analyze(source, filename, options or ExplainOptions()))
+
+
+__all__ = ["SCHEMA", "Analysis", "ExplainOptions", "SnapshotRequest", "analyze", "build_report", "explain",
+           "render"]

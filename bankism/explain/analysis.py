@@ -1,0 +1,321 @@
+"""`bankism explain` end to end, up to the engine: preprocess, parse, pick the kernel and
+its launch, run the asked-for thread blocks, and keep every shared-memory access site and
+the optional shared-memory snapshot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import bankism
+from bankism.errors import BankismError
+from bankism.explain import ctype as C
+from bankism.explain import syntax as S
+from bankism.explain.host import HostScope, HostUnknown, host_number, launch_dim
+from bankism.explain.interpreter import BlockContext, Machine, Recorder, Site, SnapshotRequest
+from bankism.explain.memory import GlobalMatrix, SharedArray, describe_source, value_text
+from bankism.explain.parse import Launch, Program, parse, parse_number
+from bankism.explain.preprocess import preprocess
+
+Dim3 = tuple[int, int, int]
+MAX_THREADS_PER_BLOCK = 1024
+
+
+@dataclass
+class ExplainOptions:
+    """What the user asked for (the CLI options of `bankism explain`)."""
+
+    kernel: str | None = None
+    grid: Dim3 | None = None
+    block: Dim3 | None = None
+    block_indices: list[Dim3] | None = None
+    all_blocks: bool = False
+    defines: dict[str, str] = field(default_factory=dict)
+    snapshot: SnapshotRequest | None = None
+    dynamic_shared: int | None = None
+    arch: str = "sm_90"
+
+
+@dataclass
+class SnapshotArray:
+    """One shared array's content at the snapshot: a cell per scalar element."""
+
+    name: str
+    dtype: str
+    shape: list[int]
+    base_offset: int
+    element_size: int
+    cells: list[dict]
+
+
+@dataclass
+class Snapshot:
+    line: int
+    when: dict[str, int]
+    block: Dim3
+    arrays: list[SnapshotArray]
+
+
+@dataclass
+class Analysis:
+    """Everything the report needs: launch, arrays, matrices, sites, snapshot."""
+
+    filename: str
+    source_lines: list[str]
+    kernel: str
+    grid: Dim3
+    block: Dim3
+    blocks: list[Dim3]
+    dynamic_shared: int
+    launch_origin: str
+    arch: str
+    shared_arrays: list[SharedArray]
+    matrices: list[GlobalMatrix]
+    sites: list[Site]
+    snapshot: Snapshot | None
+    template: dict[str, int | str] = field(default_factory=dict)
+    parameters: dict[str, int | float | None] = field(default_factory=dict)
+    launches: int = 0
+
+
+def analyze(source: str, filename: str, options: ExplainOptions) -> Analysis:
+    """Interpret the kernel in ``source`` for the asked-for blocks and collect its accesses."""
+    bankism.get_arch(options.arch)
+    program = _program(source, filename, options.defines)
+    kernel = _choose_kernel(program, options.kernel, filename)
+    launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
+    scope = HostScope(program, launch, _numeric_defines(options.defines))
+    grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
+    dynamic = _dynamic_shared(options, launch, scope)
+    blocks = _blocks(options, grid)
+    template_values = _template_values(kernel, launch, scope, options.defines, filename)
+    param_values = _param_values(kernel, launch, scope, options.defines, filename)
+    recorder = Recorder()
+    captured: list[Snapshot] = []
+    machines = []
+    for number, index in enumerate(blocks):
+        context = BlockContext(grid, block, index, dynamic, filename, options.arch)
+        request = options.snapshot if number == 0 else None
+        machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
+                          lambda m: captured.append(_capture(m, options.arch)))
+        machine.run()
+        machines.append(machine)
+        if request is not None and not machine.snapshot_taken:
+            raise BankismError(_snapshot_missed(filename, options.snapshot))
+    first = machines[0]
+    op_order = {"load": 0, "atomic": 1, "store": 2}
+    sites = sorted(recorder.sites.values(), key=lambda s: (s.line, s.column, op_order[s.op], s.order))
+    return Analysis(
+        filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
+        first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
+        _template_display(first), {p.name: param_values.get(p.name) for p in kernel.params
+                                   if p.type.pointers == 0 and not p.type.dims},
+        sum(1 for launch in program.launches if launch.kernel == kernel.name),
+    )
+
+
+def _template_display(machine: Machine) -> dict[str, int | str]:
+    """The template arguments the kernel ran with (numbers, or type names)."""
+    from bankism.explain.interpreter import TypeAlias
+    from bankism.explain.values import Scalar
+
+    out: dict[str, int | str] = {}
+    for param in machine.kernel.template_params:
+        binding = machine.bindings.get(param.name)
+        if isinstance(binding, TypeAlias):
+            out[param.name] = binding.type.name
+        elif isinstance(binding, Scalar):
+            out[param.name] = int(binding.data)
+    return out
+
+
+def _program(source: str, filename: str, defines: dict[str, str]) -> Program:
+    """Preprocess and parse; -D names that are kernel or template parameters are kept out
+    of the preprocessor (they bind parameters instead of rewriting the text)."""
+    program = parse(preprocess(source, filename, {}))
+    if not defines:
+        return program
+    reserved = set()
+    for kernel in program.kernels:
+        reserved.update(p.name for p in kernel.params)
+        reserved.update(p.name for p in kernel.template_params)
+    macros = {name: value for name, value in defines.items() if name not in reserved}
+    return parse(preprocess(source, filename, macros))
+
+
+def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:
+    """-D values that are numbers, for host expressions that name them (``CEIL_DIV(N, 128)``
+    where N is a parameter of the host function)."""
+    values = {}
+    for name, text in defines.items():
+        try:
+            values[name] = parse_number(text.strip())[0]
+        except (ValueError, IndexError):
+            continue
+    return values
+
+
+def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Function:
+    kernels = program.kernels
+    names = ", ".join(dict.fromkeys(k.name for k in kernels))
+    if wanted is not None:
+        matches = [k for k in kernels if k.name == wanted]
+        if not matches:
+            raise BankismError(f"{filename}: no __global__ function named {wanted}"
+                               + (f"; it defines {names}" if names else ""))
+        return matches[0]
+    if not kernels:
+        raise BankismError(f"{filename}: no __global__ kernel found")
+    if len({k.name for k in kernels}) > 1:
+        raise BankismError(f"{filename} defines several kernels ({names}): choose one with --kernel NAME")
+    return kernels[0]
+
+
+def _launch_shape(options: ExplainOptions, launch: Launch | None, scope: HostScope, filename: str,
+                  kernel: str) -> tuple[Dim3, Dim3, str]:
+    grid, block = options.grid, options.block
+    origin = "options"
+    if (grid is None or block is None) and launch is None:
+        missing = " and ".join(w for w, v in (("--grid X,Y,Z", grid), ("--block X,Y,Z", block)) if v is None)
+        raise BankismError(f"{filename}: no launch of {kernel} (<<<grid, block>>>) found: give {missing}")
+    if launch is not None and (grid is None or block is None):
+        if len(launch.config) < 2:
+            raise BankismError(f"{filename}:{launch.line}: the launch needs <<<grid, block>>>")
+        if grid is None:
+            grid = launch_dim(scope, launch.config[0], "grid", filename, launch.line)
+        if block is None:
+            block = launch_dim(scope, launch.config[1], "block", filename, launch.line)
+        origin = f"line {launch.line}" if options.grid is None and options.block is None else (
+            f"line {launch.line} and options")
+    for what, dims in (("grid", grid), ("block", block)):
+        if any(d < 1 for d in dims):
+            raise BankismError(f"{filename}: {what} {dims} has a dimension below 1")
+    threads = block[0] * block[1] * block[2]
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise BankismError(
+            f"{filename}: block {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}")
+    return grid, block, origin
+
+
+def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostScope) -> int:
+    if options.dynamic_shared is not None:
+        return options.dynamic_shared
+    if launch is not None and len(launch.config) >= 3:
+        value = host_number(scope, launch.config[2])
+        if isinstance(value, int):
+            return value
+    return 0
+
+
+def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
+    if options.all_blocks:
+        return [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+    blocks = options.block_indices or [(0, 0, 0)]
+    for index in blocks:
+        if any(i < 0 or i >= g for i, g in zip(index, grid, strict=True)):
+            raise BankismError(f"--block-index {','.join(map(str, index))} is outside the grid {grid}")
+    return list(dict.fromkeys(blocks))
+
+
+def _template_values(kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str],
+                     filename: str) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for position, param in enumerate(kernel.template_params):
+        if param.name in defines:
+            values[param.name] = _defined(param.name, defines[param.name], param.is_type)
+        elif launch is not None and position < len(launch.template_args):
+            node = launch.template_args[position]
+            text = " ".join(node.text.decode().split())
+            if param.is_type:
+                t = C.lookup(text.replace("const ", ""))
+                if t is None:
+                    raise BankismError(f"{filename}:{launch.line}: template argument {text} is not a type "
+                                       "bankism knows")
+                values[param.name] = t
+            else:
+                try:
+                    values[param.name] = int(scope.eval(node))
+                except (HostUnknown, TypeError, ValueError):
+                    raise BankismError(f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
+                                       f"give -D {param.name}=VALUE") from None
+    return values
+
+
+def _defined(name: str, text: str, is_type: bool) -> object:
+    if is_type:
+        t = C.lookup(" ".join(text.split()))
+        if t is None:
+            raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
+        return t
+    try:
+        value = parse_number(text.strip())[0]
+    except (ValueError, IndexError):
+        raise BankismError(f"-D {name}={text}: not a number") from None
+    if not isinstance(value, int):
+        raise BankismError(f"-D {name}={text}: template parameter {name} needs an integer")
+    return value
+
+
+def _param_values(kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str],
+                  filename: str) -> dict[str, int | float | None]:
+    values: dict[str, int | float | None] = {}
+    for position, param in enumerate(kernel.params):
+        if param.name in defines:
+            try:
+                values[param.name] = parse_number(defines[param.name].strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {param.name}={defines[param.name]}: not a number") from None
+        elif launch is not None and position < len(launch.args):
+            values[param.name] = host_number(scope, launch.args[position])
+        else:
+            values[param.name] = None
+    return values
+
+
+def _snapshot_missed(filename: str, request: SnapshotRequest) -> str:
+    when = " and ".join(f"{n}={v}" for n, v in request.when)
+    condition = f" with {when}" if when else ""
+    return f"{filename}:{request.line}: --snapshot: no statement ending on line {request.line} ran{condition}"
+
+
+def _capture(machine: Machine, arch: str) -> Snapshot:
+    """The content of every shared array now: per scalar cell, the matrix element (or value)
+    it holds, its byte offset and banks."""
+    geometry = bankism.get_arch(arch)
+    arrays = []
+    for region in machine.shared_arrays:
+        dims, element = C.array_shape(region.type)
+        scalar = element.scalar
+        shape = list(dims) + ([element.count] if element.kind == "vec" else [])
+        count = region.size // scalar.size
+        cells = []
+        for k in range(count):
+            address = region.base + k * scalar.size
+            index = _unravel(k, shape)
+            words = range(address // geometry.bank_bytes,
+                          (address + scalar.size - 1) // geometry.bank_bytes + 1)
+            banks = sorted({w % geometry.banks for w in words})
+            cells.append({"index": index, "byte_offset": address, "banks": banks,
+                          "source": _cell_source(machine, address, scalar)})
+        arrays.append(SnapshotArray(region.name, scalar.name, shape, region.base, scalar.size, cells))
+    request = machine.snapshot
+    return Snapshot(request.line, dict(request.when), machine.context.block_index, arrays)
+
+
+def _unravel(k: int, shape: list[int]) -> list[int]:
+    index = []
+    for size in reversed(shape):
+        index.append(k % size)
+        k //= size
+    return list(reversed(index)) if shape else [k]
+
+
+def _cell_source(machine: Machine, address: int, t: C.CType) -> str | None:
+    held = machine.store.cell(address, t)
+    if held is None:
+        return None
+    kind, payload = held
+    if kind == "src":
+        return describe_source(payload, machine.matrices)
+    if kind == "value":
+        return "=" + value_text(payload, t)
+    return kind

@@ -1,0 +1,389 @@
+"""CUDA built-in functions the interpreter knows: synchronization, math, conversions,
+vector constructors, __ldg, atomics (recorded as shared-memory atomics) and warp shuffles."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from bankism.explain import ctype as C
+from bankism.explain import syntax as S
+from bankism.explain.memory import GlobalMatrix, SharedArray
+from bankism.explain.values import (
+    Failure,
+    Mask,
+    Pointer,
+    Scalar,
+    Value,
+    Vector,
+    all_known,
+    and_flags,
+    constant,
+    convert,
+    flags_per_thread,
+    gather_lanes,
+    per_thread,
+    unknown,
+)
+
+Handler = Callable[[object, S.Call, Mask], Value]
+BUILTINS: dict[str, Handler] = {}
+
+_NO_OPS = (
+    "__syncthreads", "__syncwarp", "__threadfence", "__threadfence_block", "__threadfence_system",
+    "printf", "assert", "__nanosleep", "__builtin_assume", "__assume", "__prof_trigger",
+)
+
+
+def call_builtin(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """Evaluate a call of a built-in function."""
+    return BUILTINS[expr.function](machine, expr, mask)
+
+
+def _args(machine, expr: S.Call, mask: Mask, count: int | tuple[int, ...]) -> list[Value]:  # noqa: ANN001
+    counts = (count,) if isinstance(count, int) else count
+    if len(expr.args) not in counts:
+        raise Failure(expr, f"{expr.function}() takes {' or '.join(map(str, counts))} argument(s)")
+    return [machine.eval(a, mask) for a in expr.args]
+
+
+def _scalars(values: list[Value], expr: S.Call) -> list[Scalar]:
+    for v in values:
+        if not isinstance(v, Scalar):
+            raise Failure(expr, f"{expr.function}() needs arithmetic arguments, not {v.type}")
+    return values  # type: ignore[return-value]
+
+
+def _no_op(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    if expr.function == "__syncthreads" and not mask.full and not _whole_block(machine, mask):
+        raise Failure(expr, "__syncthreads() reached by only part of the block (undefined behaviour)")
+    return constant(C.INT, 0)
+
+
+def _whole_block(machine, mask: Mask) -> bool:  # noqa: ANN001
+    """Threads that returned early do not count against a __syncthreads()."""
+    alive = ~machine.frames[0].returned
+    return bool((mask.arr | ~alive).all())
+
+
+for _name in _NO_OPS:
+    BUILTINS[_name] = _no_op
+
+
+def _trap(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    raise Failure(expr, "the kernel calls __trap()")
+
+
+BUILTINS["__trap"] = _trap
+
+
+# --- math ------------------------------------------------------------------------------------
+
+
+def _math(function: Callable[..., np.ndarray], arity: int, result: C.CType | None = None,
+          argument: C.CType | None = None) -> Handler:
+    """A math built-in: computed in ``argument`` type (default: the arguments' common type)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        values = _scalars(_args(machine, expr, mask, arity), expr)
+        t = argument
+        if t is None:
+            t = values[0].type
+            for v in values[1:]:
+                t = C.common_type(t, v.type)
+            t = C.promote(t)
+            if t.kind != "float" and expr.function not in _INTEGER_OK:
+                t = C.FLOAT if expr.function.endswith("f") else C.DOUBLE
+        converted = [convert(v, t) for v in values]
+        known: bool | np.ndarray = True
+        taint = None
+        for v in converted:
+            known = and_flags(known, v.known)
+            taint = taint or v.taint
+        with np.errstate(all="ignore"):
+            data = function(*[v.data for v in converted])
+        data = data.astype(t.dtype) if isinstance(data, np.ndarray) else t.dtype.type(data)
+        return convert(Scalar(t, data, known, None, taint), result or t)
+
+    return handler
+
+
+_INTEGER_OK = {"min", "max", "abs", "umin", "umax", "llmin", "llmax"}
+
+for _names, _function in (
+    (("sqrtf", "sqrt", "__fsqrt_rn"), np.sqrt),
+    (("rsqrtf", "rsqrt"), lambda x: 1 / np.sqrt(x)),
+    (("expf", "exp", "__expf"), np.exp),
+    (("exp2f", "exp2"), np.exp2),
+    (("logf", "log", "__logf"), np.log),
+    (("log2f", "log2", "__log2f"), np.log2),
+    (("fabsf", "fabs"), np.abs),
+    (("sinf", "sin", "__sinf"), np.sin),
+    (("cosf", "cos", "__cosf"), np.cos),
+    (("tanhf", "tanh"), np.tanh),
+    (("floorf", "floor"), np.floor),
+    (("ceilf", "ceil"), np.ceil),
+    (("truncf", "trunc"), np.trunc),
+    (("rintf", "rint", "nearbyintf"), np.rint),
+    (("roundf", "round"), lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5)),
+    (("__saturatef",), lambda x: np.clip(x, 0, 1)),
+):
+    for _name in _names:
+        BUILTINS[_name] = _math(_function, 1)
+
+for _names, _function in (
+    (("fminf", "fmin"), np.fmin),
+    (("fmaxf", "fmax"), np.fmax),
+    (("powf", "pow", "__powf"), np.power),
+    (("fmodf", "fmod"), np.fmod),
+    (("atan2f", "atan2"), np.arctan2),
+    (("__fdividef", "__fdiv_rn", "fdividef"), np.divide),
+    (("__fmul_rn", "__dmul_rn"), np.multiply),
+    (("__fadd_rn", "__dadd_rn"), np.add),
+    (("__fsub_rn", "__dsub_rn"), np.subtract),
+):
+    for _name in _names:
+        BUILTINS[_name] = _math(_function, 2)
+
+for _name in ("fmaf", "fma", "__fmaf_rn", "__fma_rn"):
+    BUILTINS[_name] = _math(lambda a, b, c: a * b + c, 3)
+
+BUILTINS["min"] = _math(np.minimum, 2)
+BUILTINS["max"] = _math(np.maximum, 2)
+BUILTINS["umin"] = _math(np.minimum, 2, argument=C.UINT)
+BUILTINS["umax"] = _math(np.maximum, 2, argument=C.UINT)
+BUILTINS["abs"] = _math(np.abs, 1)
+BUILTINS["__popc"] = _math(np.bitwise_count, 1, C.INT, C.UINT)
+BUILTINS["__float2int_rn"] = _math(np.rint, 1, C.INT, C.FLOAT)
+BUILTINS["__float2int_rz"] = _math(np.trunc, 1, C.INT, C.FLOAT)
+BUILTINS["__float2int_rd"] = _math(np.floor, 1, C.INT, C.FLOAT)
+BUILTINS["__float2int_ru"] = _math(np.ceil, 1, C.INT, C.FLOAT)
+BUILTINS["__int2float_rn"] = _math(lambda x: x, 1, C.FLOAT, C.INT)
+BUILTINS["__float2half"] = _math(lambda x: x, 1, C.HALF, C.FLOAT)
+BUILTINS["__float2half_rn"] = _math(lambda x: x, 1, C.HALF, C.FLOAT)
+BUILTINS["__half2float"] = _math(lambda x: x, 1, C.FLOAT, C.HALF)
+BUILTINS["__double2float_rn"] = _math(lambda x: x, 1, C.FLOAT, C.DOUBLE)
+BUILTINS["__hadd"] = _math(np.add, 2, C.HALF, C.HALF)
+BUILTINS["__hsub"] = _math(np.subtract, 2, C.HALF, C.HALF)
+BUILTINS["__hmul"] = _math(np.multiply, 2, C.HALF, C.HALF)
+BUILTINS["__hfma"] = _math(lambda a, b, c: a * b + c, 3, C.HALF, C.HALF)
+
+
+# --- vector constructors -----------------------------------------------------------------
+
+
+def _make(type_name: str) -> Handler:
+    t = C.VECTORS[type_name]
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        values = _scalars(_args(machine, expr, mask, t.count), expr)
+        return Vector(t, [convert(v, t.elem) for v in values])
+
+    return handler
+
+
+for _vector_name in list(C.VECTORS):
+    if _vector_name not in ("dim3", "half2", "__half2"):
+        BUILTINS[f"make_{_vector_name}"] = _make(_vector_name)
+BUILTINS["__halves2half2"] = _make("half2")
+BUILTINS["make_half2"] = _make("half2")
+
+
+def _floats2half2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    values = _scalars(_args(machine, expr, mask, 2), expr)
+    return Vector(C.VECTORS["half2"], [convert(v, C.HALF) for v in values])
+
+
+BUILTINS["__floats2half2_rn"] = _floats2half2
+
+
+def _float2half2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    (value,) = _args(machine, expr, mask, 1)
+    if not isinstance(value, Vector) or value.type.count != 2:
+        raise Failure(expr, f"{expr.function}() needs a float2")
+    return Vector(C.VECTORS["half2"], [convert(c, C.HALF) for c in value.comps])
+
+
+BUILTINS["__float22half2_rn"] = _float2half2
+
+
+def _half22float2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    (value,) = _args(machine, expr, mask, 1)
+    if not isinstance(value, Vector) or value.type.count != 2:
+        raise Failure(expr, f"{expr.function}() needs a half2")
+    return Vector(C.VECTORS["float2"], [convert(c, C.FLOAT) for c in value.comps])
+
+
+BUILTINS["__half22float2"] = _half22float2
+
+
+# --- memory ------------------------------------------------------------------------------
+
+
+def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    (pointer,) = _args(machine, expr, mask, 1)
+    if not isinstance(pointer, Pointer):
+        raise Failure(expr, f"{expr.function}() needs a pointer")
+    from bankism.explain.interpreter import MemLV
+
+    return machine.load(MemLV(pointer.region, pointer.offset, pointer.type.elem, expr), mask)
+
+
+for _name in ("__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"):
+    BUILTINS[_name] = _ldg
+
+_ATOMIC_UFUNCS = {
+    "atomicAdd": np.add, "atomicSub": np.subtract, "atomicMax": np.maximum, "atomicMin": np.minimum,
+    "atomicAnd": np.bitwise_and, "atomicOr": np.bitwise_or, "atomicXor": np.bitwise_xor,
+}
+_ATOMIC_OTHERS = ("atomicExch", "atomicCAS", "atomicInc", "atomicDec")
+
+
+def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """An atomic read-modify-write: on shared memory it is recorded as an "atomic" access and
+    the memory gets the value serial execution gives (unknown where the order matters)."""
+    values = _args(machine, expr, mask, (2, 3))
+    pointer = values[0]
+    if not isinstance(pointer, Pointer):
+        raise Failure(expr, f"{expr.function}() needs a pointer as first argument")
+    t = pointer.type.elem
+    if not t.is_arithmetic:
+        raise Failure(expr, f"unsupported construct: {expr.function}() on {t}")
+    base = _base_function(expr.function)
+    if isinstance(pointer.region, GlobalMatrix):
+        return unknown(t, "the old value returned by an atomic on global memory")
+    if not isinstance(pointer.region, SharedArray):
+        raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
+    from bankism.explain.interpreter import MemLV
+
+    target = MemLV(pointer.region, pointer.offset, t, expr)
+    addresses = machine._shared_addresses(target, mask, "atomic")
+    running = addresses[mask.arr]
+    operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
+    if operand is None:
+        raise Failure(expr, f"{expr.function}() needs an arithmetic operand")
+    store = machine.store
+    unique, inverse = np.unique(running, return_inverse=True)
+    old_data, old_known, _ = store.load(unique, t)
+    ufunc = _ATOMIC_UFUNCS.get(base)
+    operand_data = per_thread(operand.data, machine.threads)[mask.arr]
+    operand_known = flags_per_thread(operand.known, machine.threads)[mask.arr]
+    bitwise = ufunc in (np.bitwise_and, np.bitwise_or, np.bitwise_xor)
+    if ufunc is not None and not (bitwise and t.kind == "float"):
+        new_data = old_data.copy()
+        with np.errstate(all="ignore"):
+            ufunc.at(new_data, inverse, operand_data.astype(t.dtype))
+        known_per_address = old_known & np.bincount(inverse, weights=~operand_known,
+                                                    minlength=unique.size).astype(int) == 0
+    else:
+        new_data = old_data
+        known_per_address = np.zeros(unique.size, bool)
+    store.store(unique, t, new_data, known_per_address, np.full(unique.size, -1, np.int64))
+    shared_once = np.bincount(inverse, minlength=unique.size)[inverse] == 1
+    result = np.zeros(machine.threads, t.dtype)
+    result_known = np.zeros(machine.threads, bool)
+    result[mask.arr] = old_data[inverse]
+    result_known[mask.arr] = old_known[inverse] & shared_once
+    return Scalar(t, result, result_known, None, "the old value returned by an atomic")
+
+
+def _base_function(name: str) -> str:
+    for suffix in ("_block", "_system"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+for _name in list(_ATOMIC_UFUNCS) + list(_ATOMIC_OTHERS):
+    BUILTINS[_name] = _atomic
+    BUILTINS[_name + "_block"] = _atomic
+    BUILTINS[_name + "_system"] = _atomic
+
+
+# --- warp-level --------------------------------------------------------------------------
+
+
+def _lane_ids(machine) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+    tid = machine.lanes
+    return tid % 32, tid - tid % 32
+
+
+def _shuffle(kind: str) -> Handler:
+    """__shfl_sync and friends: thread i takes the value of the lane the variant names,
+    within segments of ``width`` lanes (its own value when the source is out of range)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        values = _args(machine, expr, mask, (3, 4))
+        value, selector = values[1], values[2]
+        width = 32
+        if len(values) == 4:
+            width = machine.integer_constant(expr.args[3], mask, "shuffle width")
+        if not isinstance(selector, Scalar) or not all_known(selector.known, mask):
+            raise Failure(expr, f"{expr.function}() lane argument must be a known integer")
+        lane, warp_base = _lane_ids(machine)
+        amount = per_thread(np.asarray(selector.data, np.int64), machine.threads)
+        segment = lane - lane % width
+        if kind == "idx":
+            source = segment + amount % width
+        elif kind == "xor":
+            source = lane ^ amount
+            source = np.where(source - segment < width, source, lane)
+        elif kind == "down":
+            source = np.where(lane % width + amount < width, lane + amount, lane)
+        else:
+            source = np.where(lane % width >= amount, lane - amount, lane)
+        index = warp_base + source
+        index = np.where(index < machine.threads, index, machine.lanes)
+        return gather_lanes(value, index)
+
+    return handler
+
+
+for _suffix, _kind in (("", "idx"), ("_xor", "xor"), ("_down", "down"), ("_up", "up")):
+    BUILTINS[f"__shfl{_suffix}_sync"] = _shuffle(_kind)
+
+
+def _vote(kind: str) -> Handler:
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        values = _args(machine, expr, mask, 2)
+        predicate = machine.truth_of(values[1], expr, mask)
+        bits = per_thread(np.asarray(predicate, bool), machine.threads) & mask.arr
+        lane, warp_base = _lane_ids(machine)
+        warps = machine.lanes // 32
+        ballot = np.zeros(warps.max() + 1, np.int64)
+        np.add.at(ballot, warps, bits.astype(np.int64) << lane)
+        per_warp = ballot[warps]
+        if kind == "ballot":
+            return Scalar(C.UINT, per_warp.astype(np.uint32))
+        active = np.zeros(warps.max() + 1, np.int64)
+        np.add.at(active, warps, mask.arr.astype(np.int64) << lane)
+        result = per_warp != 0 if kind == "any" else per_warp == active[warps]
+        return Scalar(C.INT, result.astype(np.int32))
+
+    return handler
+
+
+BUILTINS["__ballot_sync"] = _vote("ballot")
+BUILTINS["__any_sync"] = _vote("any")
+BUILTINS["__all_sync"] = _vote("all")
+
+
+def _activemask(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    lane, _ = _lane_ids(machine)
+    warps = machine.lanes // 32
+    active = np.zeros(warps.max() + 1, np.int64)
+    np.add.at(active, warps, mask.arr.astype(np.int64) << lane)
+    return Scalar(C.UINT, active[warps].astype(np.uint32))
+
+
+BUILTINS["__activemask"] = _activemask
+
+
+def _unsupported(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    raise Failure(expr, f"unsupported construct: {expr.function}()")
+
+
+for _name in ("__cvta_generic_to_shared", "asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
+              "ldmatrix", "wmma", "clock", "clock64"):
+    BUILTINS[_name] = _unsupported

@@ -1,0 +1,203 @@
+"""C/CUDA types as the interpreter sees them: size, alignment, NumPy dtype and the rules
+C uses to convert between them (integer promotion, usual arithmetic conversions)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True, eq=False)
+class CType:
+    """One C type. ``kind`` is "int", "float", "bool", "vec", "ptr", "array" or "void".
+
+    ``elem`` is the component type of a vector, the pointee of a pointer and the element
+    type of an array; ``count`` is the number of vector components or array elements.
+    """
+
+    name: str
+    kind: str
+    size: int = 0
+    align: int = 1
+    dtype: np.dtype | None = None
+    signed: bool = True
+    rank: int = 0
+    elem: CType | None = None
+    count: int = 1
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, CType) and self.name == other.name and self.kind == other.kind
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.kind))
+
+    @property
+    def is_arithmetic(self) -> bool:
+        return self.kind in ("int", "float", "bool")
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "bool")
+
+    @property
+    def scalar(self) -> CType:
+        """The scalar type at the bottom of arrays and vectors (float for float4[8])."""
+        t = self
+        while t.kind in ("array", "vec"):
+            t = t.elem
+        return t
+
+
+def _int(name: str, dtype: type, rank: int) -> CType:
+    d = np.dtype(dtype)
+    return CType(name, "int", d.itemsize, d.itemsize, d, d.kind == "i", rank)
+
+
+def _float(name: str, dtype: type, rank: int) -> CType:
+    d = np.dtype(dtype)
+    return CType(name, "float", d.itemsize, d.itemsize, d, True, rank)
+
+
+VOID = CType("void", "void")
+BOOL = CType("bool", "bool", 1, 1, np.dtype(np.bool_), False, 0)
+CHAR = _int("char", np.int8, 1)
+SCHAR = _int("signed char", np.int8, 1)
+UCHAR = _int("unsigned char", np.uint8, 1)
+SHORT = _int("short", np.int16, 2)
+USHORT = _int("unsigned short", np.uint16, 2)
+INT = _int("int", np.int32, 3)
+UINT = _int("unsigned int", np.uint32, 3)
+LONG = _int("long", np.int64, 4)
+ULONG = _int("unsigned long", np.uint64, 4)
+LLONG = _int("long long", np.int64, 5)
+ULLONG = _int("unsigned long long", np.uint64, 5)
+HALF = _float("__half", np.float16, 1)
+FLOAT = _float("float", np.float32, 2)
+DOUBLE = _float("double", np.float64, 3)
+
+SCALARS: dict[str, CType] = {
+    "void": VOID, "bool": BOOL, "_Bool": BOOL,
+    "char": CHAR, "signed char": SCHAR, "unsigned char": UCHAR,
+    "short": SHORT, "short int": SHORT, "signed short": SHORT, "unsigned short": USHORT,
+    "unsigned short int": USHORT,
+    "int": INT, "signed": INT, "signed int": INT, "unsigned": UINT, "unsigned int": UINT,
+    "long": LONG, "long int": LONG, "signed long": LONG, "unsigned long": ULONG,
+    "unsigned long int": ULONG, "long unsigned int": ULONG,
+    "long long": LLONG, "long long int": LLONG, "signed long long": LLONG,
+    "unsigned long long": ULLONG, "unsigned long long int": ULLONG,
+    "size_t": ULONG, "uint": UINT, "ushort": USHORT, "ulong": ULONG, "uchar": UCHAR,
+    "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG,
+    "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
+    "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
+    "half": HALF, "__half": HALF,
+    "float": FLOAT, "double": DOUBLE,
+}
+
+#: CUDA vector types: base name -> component type; alignments follow vector_types.h.
+_VECTOR_BASES = {
+    "char": SCHAR, "uchar": UCHAR, "short": SHORT, "ushort": USHORT, "int": INT, "uint": UINT,
+    "long": LONG, "ulong": ULONG, "longlong": LLONG, "ulonglong": ULLONG,
+    "float": FLOAT, "double": DOUBLE,
+}
+
+
+def _vector_align(component: CType, count: int) -> int:
+    """Alignment of a CUDA vector type (vector_types.h): 1- and 3-vectors align like their
+    component, 2-vectors to twice it, 4-vectors to four times it, at most 16 bytes."""
+    if count in (1, 3):
+        return component.align
+    return min(16, component.size * count)
+
+
+def _vector(name: str, component: CType, count: int) -> CType:
+    align = _vector_align(component, count)
+    size = -(-component.size * count // align) * align
+    return CType(name, "vec", size, align, None, component.signed, 0, component, count)
+
+
+VECTORS: dict[str, CType] = {}
+for _base, _component in _VECTOR_BASES.items():
+    for _count in (1, 2, 3, 4):
+        _name = f"{_base}{_count}"
+        VECTORS[_name] = _vector(_name, _component, _count)
+VECTORS["half2"] = CType("__half2", "vec", 4, 4, None, True, 0, HALF, 2)
+VECTORS["__half2"] = VECTORS["half2"]
+VECTORS["dim3"] = VECTORS["uint3"]
+
+UNSUPPORTED_TYPES = ("__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "__nv_fp8_e4m3", "__nv_fp8_e5m2")
+
+
+def lookup(name: str) -> CType | None:
+    """The scalar or vector type spelled ``name`` (words separated by single spaces), or None."""
+    return SCALARS.get(name) or VECTORS.get(name)
+
+
+def pointer_to(pointee: CType) -> CType:
+    """The type 'pointer to ``pointee``' (8 bytes)."""
+    return CType(f"{pointee.name}*", "ptr", 8, 8, np.dtype(np.int64), False, 0, pointee)
+
+
+def array_of(element: CType, count: int) -> CType:
+    """The type '``element``[``count``]'."""
+    return CType(f"{element.name}[{count}]", "array", element.size * count, element.align, None, False, 0,
+                 element, count)
+
+
+def array_shape(t: CType) -> tuple[list[int], CType]:
+    """The dimensions of a (possibly nested) array type and its non-array element type."""
+    dims = []
+    while t.kind == "array":
+        dims.append(t.count)
+        t = t.elem
+    return dims, t
+
+
+def promote(t: CType) -> CType:
+    """C integer promotion: bool, char and short become int."""
+    if t.kind == "bool" or (t.kind == "int" and t.rank < INT.rank):
+        return INT
+    return t
+
+
+def common_type(a: CType, b: CType) -> CType:
+    """The usual arithmetic conversions of C for a binary operator on ``a`` and ``b``."""
+    if a.kind == "float" or b.kind == "float":
+        if a.kind == "float" and b.kind == "float":
+            return a if a.rank >= b.rank else b
+        floating = a if a.kind == "float" else b
+        return FLOAT if floating is HALF else floating
+    a, b = promote(a), promote(b)
+    if a == b:
+        return a
+    if a.signed == b.signed:
+        return a if a.rank >= b.rank else b
+    unsigned, signed = (a, b) if not a.signed else (b, a)
+    if unsigned.rank >= signed.rank:
+        return unsigned
+    if signed.size > unsigned.size:
+        return signed
+    return _UNSIGNED_OF[signed.name]
+
+
+_UNSIGNED_OF = {"int": UINT, "long": ULONG, "long long": ULLONG}
+
+
+def integer_literal_type(digits: int, suffix: str, decimal: bool) -> CType:
+    """The type C gives an integer literal: the first of int, long, ... that holds it."""
+    suffix = suffix.lower()
+    unsigned = "u" in suffix
+    longs = suffix.count("l")
+    candidates = [INT, LONG, LLONG] if longs == 0 else [LONG, LLONG] if longs == 1 else [LLONG]
+    for t in candidates:
+        unsigned_candidate = _UNSIGNED_OF[t.name]
+        if not unsigned and digits <= np.iinfo(t.dtype).max:
+            return t
+        if (unsigned or not decimal) and digits <= np.iinfo(unsigned_candidate.dtype).max:
+            return unsigned_candidate
+    return ULLONG

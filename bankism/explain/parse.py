@@ -1,0 +1,560 @@
+"""The CUDA front end: tree-sitter-cuda parses the preprocessed text, and this module turns
+the kernels it finds into the small tree of ``syntax`` and collects the launches
+(``kernel<<<grid, block>>>(...)``) wherever they are, file scope included."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Parser
+
+from bankism.errors import BankismError
+from bankism.explain import syntax as S
+from bankism.explain.preprocess import Preprocessed
+
+_CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
+_SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
+_SPACE = re.compile(r"\s+")
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_cuda.language()))
+
+
+@dataclass(eq=False)
+class Launch:
+    """One ``kernel<<<config>>>(args)`` statement, with the tree-sitter nodes to evaluate."""
+
+    kernel: str
+    template_args: list[Node]
+    config: list[Node]
+    args: list[Node]
+    line: int
+    scope: Node | None
+
+
+@dataclass(eq=False)
+class Program:
+    """Everything bankism takes from one preprocessed file."""
+
+    pre: Preprocessed
+    root: Node
+    functions: dict[str, list[S.Function]]
+    launches: list[Launch]
+    globals: list[S.Decl] = field(default_factory=list)
+    _bodies: dict[int, S.Block] = field(default_factory=dict)
+
+    @property
+    def kernels(self) -> list[S.Function]:
+        return [f for overloads in self.functions.values() for f in overloads if f.is_kernel]
+
+    def body(self, function: S.Function) -> S.Block:
+        """The converted body of ``function`` (converted on first use, so unused device
+        functions never stop the analysis)."""
+        key = id(function)
+        if key not in self._bodies:
+            self._bodies[key] = _Converter(self.pre).statement(function.body_node)
+        return self._bodies[key]
+
+    def line(self, node: Node) -> int:
+        return self.pre.origin(node.start_point.row)[1]
+
+
+def parse(pre: Preprocessed) -> Program:
+    """Parse preprocessed CUDA text into a ``Program`` (functions and launches)."""
+    tree = _parser().parse(pre.text.encode())
+    converter = _Converter(pre)
+    functions: dict[str, list[S.Function]] = {}
+    launches: list[Launch] = []
+    globals_ = []
+    for node in tree.root_node.children:
+        if node.type == "declaration":
+            try:
+                globals_.append(converter.declaration(node))
+            except BankismError:
+                continue
+    for node, scope in _walk_with_scope(tree.root_node):
+        if node.type == "function_definition":
+            function = converter.function(node)
+            if function is not None:
+                functions.setdefault(function.name, []).append(function)
+        elif node.type == "call_expression" and _child_of_type(node, "kernel_call_syntax"):
+            launch = converter.launch(node, scope)
+            if launch is not None:
+                launches.append(launch)
+    return Program(pre, tree.root_node, functions, launches, globals_)
+
+
+def _walk_with_scope(root: Node):
+    """Every node with the function definition that encloses it (None at file scope)."""
+    stack = [(root, None)]
+    while stack:
+        node, scope = stack.pop()
+        yield node, scope
+        inner = node if node.type == "function_definition" else scope
+        stack.extend((child, inner) for child in reversed(node.children))
+
+
+def _child_of_type(node: Node, kind: str) -> Node | None:
+    for child in node.children:
+        if child.type == kind:
+            return child
+    return None
+
+
+def _named(node: Node) -> list[Node]:
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def _text(node: Node) -> str:
+    return node.text.decode(errors="replace")
+
+
+def _snippet(node: Node) -> str:
+    text = _SPACE.sub(" ", _text(node)).strip()
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Converter:
+    """tree-sitter nodes to ``syntax`` nodes; anything unknown is a one-line BankismError."""
+
+    def __init__(self, pre: Preprocessed) -> None:
+        self.pre = pre
+
+    # --- helpers --------------------------------------------------------------------------
+
+    def _line(self, node: Node) -> int:
+        return self.pre.origin(node.start_point.row)[1]
+
+    def _end_line(self, node: Node) -> int:
+        return self.pre.origin(node.end_point.row)[1]
+
+    def where(self, node: Node) -> str:
+        file, line = self.pre.origin(node.start_point.row)
+        return f"{file}:{line}"
+
+    def unsupported(self, node: Node, what: str) -> BankismError:
+        return BankismError(f"{self.where(node)}: unsupported construct: {what}: `{_snippet(node)}`")
+
+    def _check(self, node: Node) -> None:
+        if node.type == "ERROR" or node.is_missing:
+            rows = self.pre.text.split("\n")
+            row = node.start_point.row
+            text = " ".join(rows[row].split()) if row < len(rows) else _snippet(node)
+            text = text if len(text) <= 70 else text[:67] + "..."
+            raise BankismError(f"{self.where(node)}: cannot parse this code: `{text}`")
+
+    def _first_error(self, node: Node) -> Node | None:
+        if not node.has_error:
+            return None
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type == "ERROR" or current.is_missing:
+                return current
+            stack.extend(reversed([c for c in current.children if c.has_error or c.is_missing]))
+        return node
+
+    # --- functions and launches -----------------------------------------------------------
+
+    def function(self, node: Node) -> S.Function | None:
+        """A function definition as ``syntax.Function`` (body left for later), or None for
+        host functions and definitions bankism need not understand."""
+        tokens = {c.type for c in node.children}
+        is_kernel = "__global__" in tokens
+        is_device = "__device__" in tokens
+        if not (is_kernel or is_device):
+            return None
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+            declarator = _named(declarator)[-1]
+        if declarator is None or declarator.type != "function_declarator":
+            return None
+        error = self._first_error(node.child_by_field_name("declarator"))
+        if error is not None:
+            self._check(error)
+        name_node = declarator.child_by_field_name("declarator")
+        name = _text(name_node).split("::")[-1]
+        params = []
+        for p in _named(declarator.child_by_field_name("parameters")):
+            if p.type == "variadic_parameter":
+                raise self.unsupported(p, "variadic parameters")
+            if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
+                raise self.unsupported(p, f"parameter {p.type}")
+            type_name, pname = self._declared(p, p.child_by_field_name("declarator"))
+            if pname == "" and type_name.base == "void" and not type_name.pointers:
+                continue
+            params.append(S.Param(self._line(p), _text(p), pname, type_name))
+        template_params = []
+        parent = node.parent
+        if parent is not None and parent.type == "template_declaration":
+            template_params = self._template_params(parent.child_by_field_name("parameters"))
+        return_type = self.type_name(node, None)
+        return S.Function(
+            self._line(node), name, name, return_type, params, template_params, is_kernel,
+            node.child_by_field_name("body"),
+        )
+
+    def _template_params(self, node: Node) -> list[S.TemplateParam]:
+        out = []
+        for p in _named(node):
+            line, text = self._line(p), _text(p)
+            if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
+                name_node = p.child_by_field_name("name") or _child_of_type(p, "type_identifier")
+                default = p.child_by_field_name("default_type")
+                out.append(S.TemplateParam(
+                    line, text, _text(name_node), True,
+                    self._type_descriptor(default) if default is not None else None,
+                ))
+            elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
+                _, name = self._declared(p, p.child_by_field_name("declarator"))
+                default = p.child_by_field_name("default_value")
+                out.append(S.TemplateParam(
+                    line, text, name, False, self.expr(default) if default is not None else None,
+                ))
+            else:
+                raise self.unsupported(p, "template parameter")
+        return out
+
+    def launch(self, node: Node, scope: Node | None) -> Launch | None:
+        """The kernel name, template arguments, <<<config>>> and arguments of a launch."""
+        function = node.child_by_field_name("function")
+        template_args: list[Node] = []
+        if function.type == "template_function":
+            template_args = _named(function.child_by_field_name("arguments"))
+            function = function.child_by_field_name("name")
+        config = _named(_child_of_type(node, "kernel_call_syntax"))
+        arguments = node.child_by_field_name("arguments")
+        args = _named(arguments) if arguments is not None else []
+        return Launch(_text(function).split("::")[-1], template_args, config, args, self._line(node), scope)
+
+    # --- types ----------------------------------------------------------------------------
+
+    def type_name(self, node: Node, declarator: Node | None) -> S.TypeName:
+        """The type of a declaration/parameter node combined with one of its declarators."""
+        type_name, _ = self._declared(node, declarator)
+        return type_name
+
+    def _base_type(self, node: Node) -> tuple[str, bool, S.Expr | None]:
+        """(base type name, const, alignas) from the specifiers of a declaration-like node."""
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            raise self.unsupported(node, "declaration without a type")
+        if type_node.type in ("template_type", "struct_specifier", "class_specifier", "union_specifier",
+                              "enum_specifier", "decltype"):
+            raise self.unsupported(type_node, type_node.type.replace("_", " "))
+        base = _SPACE.sub(" ", _text(type_node)).strip().split("::")[-1]
+        if type_node.type == "sized_type_specifier":
+            base = " ".join(_text(c) for c in type_node.children)
+        const = False
+        align = None
+        for child in node.children:
+            if child.type == "type_qualifier":
+                if _text(child) == "const" or _text(child) == "constexpr":
+                    const = True
+                alignas = _child_of_type(child, "alignas_qualifier")
+                if alignas is not None:
+                    align = self.expr(_named(alignas)[0])
+            elif child.type == "attribute_specifier":
+                align = self._aligned_attribute(child) or align
+        return base, const, align
+
+    def _aligned_attribute(self, node: Node) -> S.Expr | None:
+        for call in _named(_named(node)[0]) if _named(node) else []:
+            if call.type == "call_expression" and _text(call.child_by_field_name("function")) == "aligned":
+                return self.expr(_named(call.child_by_field_name("arguments"))[0])
+        return None
+
+    def _declared(self, node: Node, declarator: Node | None) -> tuple[S.TypeName, str]:
+        """(type, declared name) of ``declarator`` within the declaration ``node``."""
+        base, const, align = self._base_type(node)
+        pointers, dims, reference = 0, [], False
+        name = ""
+        current = declarator
+        while current is not None:
+            kind = current.type
+            if kind in ("identifier", "field_identifier"):
+                name = _text(current)
+                break
+            if kind == "init_declarator":
+                current = current.child_by_field_name("declarator")
+            elif kind == "pointer_declarator" or kind == "abstract_pointer_declarator":
+                pointers += 1
+                current = current.child_by_field_name("declarator")
+            elif kind == "reference_declarator":
+                reference = True
+                current = _named(current)[-1] if _named(current) else None
+            elif kind in ("array_declarator", "abstract_array_declarator"):
+                size = current.child_by_field_name("size")
+                dims.insert(0, self.expr(size) if size is not None else None)
+                current = current.child_by_field_name("declarator")
+            elif kind == "parenthesized_declarator":
+                raise self.unsupported(current, "parenthesized declarator")
+            elif kind == "function_declarator":
+                raise self.unsupported(current, "function declaration inside a kernel")
+            else:
+                self._check(current)
+                raise self.unsupported(current, f"declarator {kind}")
+        type_name = S.TypeName(
+            self._line(node), _text(node), base, pointers, dims, reference, const, align,
+        )
+        return type_name, name
+
+    def _type_descriptor(self, node: Node) -> S.TypeName:
+        type_name, _ = self._declared(node, node.child_by_field_name("declarator"))
+        return type_name
+
+    # --- statements -----------------------------------------------------------------------
+
+    def statement(self, node: Node) -> S.Stmt:
+        """One statement (compound statements included) as a ``syntax`` node."""
+        self._check(node)
+        line, end, text = self._line(node), self._end_line(node), _text(node)
+        kind = node.type
+        if kind == "compound_statement":
+            body = [self.statement(c) for c in node.named_children if c.type not in _SKIPPED_STATEMENTS]
+            return S.Block(line, text, end, body)
+        if kind == "expression_statement":
+            children = _named(node)
+            if not children:
+                return S.Block(line, text, end, [])
+            if len(children) > 1 or node.has_error:
+                self._check(self._first_error(node))
+            return S.ExprStmt(line, text, end, self.expr(children[0]))
+        if kind == "declaration":
+            return self.declaration(node)
+        if kind == "if_statement":
+            if any(c.type == "constexpr" for c in node.children):
+                raise self.unsupported(node, "if constexpr")
+            condition = node.child_by_field_name("condition")
+            alternative = node.child_by_field_name("alternative")
+            otherwise = None
+            if alternative is not None:
+                otherwise = self.statement(_named(alternative)[0] if alternative.type == "else_clause"
+                                           else alternative)
+            return S.If(line, text, end, self._condition(condition),
+                        self.statement(node.child_by_field_name("consequence")), otherwise)
+        if kind == "for_statement":
+            init = node.child_by_field_name("initializer")
+            condition = node.child_by_field_name("condition")
+            update = node.child_by_field_name("update")
+            init_stmt = None
+            if init is not None and init.type == "declaration":
+                init_stmt = self.declaration(init)
+            elif init is not None:
+                init_stmt = S.ExprStmt(self._line(init), _text(init), self._end_line(init), self.expr(init))
+            return S.For(line, text, end, init_stmt,
+                         self.expr(condition) if condition is not None else None,
+                         self.expr(update) if update is not None else None,
+                         self.statement(node.child_by_field_name("body")))
+        if kind == "while_statement":
+            return S.While(line, text, end, self._condition(node.child_by_field_name("condition")),
+                           self.statement(node.child_by_field_name("body")))
+        if kind == "do_statement":
+            return S.DoWhile(line, text, end, self.statement(node.child_by_field_name("body")),
+                             self.expr(node.child_by_field_name("condition")))
+        if kind == "return_statement":
+            values = _named(node)
+            return S.Return(line, text, end, self.expr(values[0]) if values else None)
+        if kind == "break_statement":
+            return S.Break(line, text, end)
+        if kind == "continue_statement":
+            return S.Continue(line, text, end)
+        if kind in ("comment", "preproc_call"):
+            return S.Block(line, text, end, [])
+        names = {
+            "switch_statement": "switch statement", "goto_statement": "goto", "labeled_statement": "label",
+            "for_range_loop": "range-based for loop", "try_statement": "try/catch",
+            "type_definition": "typedef", "alias_declaration": "using alias",
+            "gnu_asm_expression": "inline assembly", "case_statement": "case label",
+        }
+        raise self.unsupported(node, names.get(kind, kind.replace("_", " ")))
+
+    def _condition(self, node: Node) -> S.Expr:
+        if node.type == "condition_clause":
+            values = _named(node)
+            if len(values) != 1 or values[0].type == "declaration":
+                raise self.unsupported(node, "declaration in a condition")
+            return self.expr(values[0])
+        return self.expr(node)
+
+    def declaration(self, node: Node) -> S.Decl:
+        """A declaration statement: its declarators with types, initializers and storage."""
+        self._check(node)
+        if self._first_error(node) is not None:
+            self._check(self._first_error(node))
+        qualifiers = {_text(c) for c in node.children
+                      if c.type in ("type_qualifier", "storage_class_specifier", "__device__")}
+        items = []
+        for declarator in node.children_by_field_name("declarator"):
+            type_name, name = self._declared(node, declarator)
+            init = None
+            if declarator.type == "init_declarator":
+                value = declarator.child_by_field_name("value")
+                if value.type == "argument_list":
+                    values = _named(value)
+                    init = (self.expr(values[0]) if len(values) == 1
+                            else S.InitList(self._line(value), _text(value), [self.expr(v) for v in values]))
+                else:
+                    init = self.expr(value)
+            items.append(S.Declarator(self._line(declarator), _text(declarator), name, type_name, init))
+        return S.Decl(
+            self._line(node), _text(node), self._end_line(node), items,
+            shared="__shared__" in qualifiers, extern="extern" in qualifiers, static="static" in qualifiers,
+            space=_memory_space(qualifiers),
+        )
+
+    # --- expressions ----------------------------------------------------------------------
+
+    def expr(self, node: Node) -> S.Expr:
+        """One expression as a ``syntax`` node (with its column, to order sites on a line)."""
+        result = self._expr(node)
+        result.col = node.start_point.column
+        return result
+
+    def _expr(self, node: Node) -> S.Expr:
+        self._check(node)
+        line, text = self._line(node), _text(node)
+        kind = node.type
+        if kind == "parenthesized_expression":
+            inner = _named(node)
+            if len(inner) != 1:
+                raise self.unsupported(node, "parenthesized expression")
+            return self.expr(inner[0])
+        if kind == "number_literal":
+            value, type_name = parse_number(text)
+            return S.Literal(line, text, value, type_name)
+        if kind == "char_literal":
+            return S.Literal(line, text, _char_value(node, self), "char")
+        if kind in ("true", "false"):
+            return S.Literal(line, text, int(kind == "true"), "bool")
+        if kind in ("string_literal", "concatenated_string", "raw_string_literal"):
+            return S.Literal(line, text, text, "string")
+        if kind == "null" or text == "nullptr":
+            return S.Literal(line, text, 0, "nullptr")
+        if kind == "identifier":
+            return S.Name(line, text, text)
+        if kind == "qualified_identifier":
+            return S.Name(line, text, text.split("::")[-1])
+        if kind == "field_expression":
+            operator = node.child_by_field_name("operator")
+            arrow = operator is not None and _text(operator) == "->"
+            return S.Member(line, text, self.expr(node.child_by_field_name("argument")),
+                            _text(node.child_by_field_name("field")), arrow)
+        if kind == "subscript_expression":
+            indices = node.child_by_field_name("indices") or node.child_by_field_name("index")
+            values = _named(indices) if indices.type == "subscript_argument_list" else [indices]
+            if len(values) != 1:
+                raise self.unsupported(node, "multi-argument subscript")
+            base = self.expr(node.child_by_field_name("argument"))
+            return S.Subscript(line, text, base, self.expr(values[0]))
+        if kind == "call_expression":
+            return self._call(node)
+        if kind == "cast_expression":
+            return S.Cast(line, text, self._type_descriptor(node.child_by_field_name("type")),
+                          self.expr(node.child_by_field_name("value")), "c")
+        if kind in ("unary_expression", "pointer_expression"):
+            return S.Unary(line, text, _text(node.child_by_field_name("operator")),
+                           self.expr(node.child_by_field_name("argument")))
+        if kind == "update_expression":
+            operator = node.child_by_field_name("operator")
+            argument = node.child_by_field_name("argument")
+            prefix = operator.start_byte < argument.start_byte
+            return S.IncDec(line, text, _text(operator), prefix, self.expr(argument))
+        if kind == "binary_expression":
+            return S.Binary(line, text, _text(node.child_by_field_name("operator")),
+                            self.expr(node.child_by_field_name("left")),
+                            self.expr(node.child_by_field_name("right")))
+        if kind == "assignment_expression":
+            return S.Assign(line, text, _text(node.child_by_field_name("operator")),
+                            self.expr(node.child_by_field_name("left")),
+                            self.expr(node.child_by_field_name("right")))
+        if kind == "conditional_expression":
+            return S.Conditional(line, text, self.expr(node.child_by_field_name("condition")),
+                                 self.expr(node.child_by_field_name("consequence")),
+                                 self.expr(node.child_by_field_name("alternative")))
+        if kind == "comma_expression":
+            return S.Comma(line, text, self.expr(node.child_by_field_name("left")),
+                           self.expr(node.child_by_field_name("right")))
+        if kind == "sizeof_expression":
+            type_node = node.child_by_field_name("type")
+            if type_node is not None:
+                return S.SizeOf(line, text, self._type_descriptor(type_node))
+            return S.SizeOf(line, text, self.expr(node.child_by_field_name("value")))
+        if kind == "initializer_list":
+            return S.InitList(line, text, [self.expr(c) for c in _named(node)])
+        names = {
+            "lambda_expression": "lambda", "new_expression": "new", "delete_expression": "delete",
+            "this": "this", "compound_literal_expression": "compound literal",
+            "gnu_asm_expression": "inline assembly", "co_await_expression": "co_await",
+            "alignof_expression": "alignof", "offsetof_expression": "offsetof",
+        }
+        raise self.unsupported(node, names.get(kind, kind.replace("_", " ")))
+
+    def _call(self, node: Node) -> S.Expr:
+        line, text = self._line(node), _text(node)
+        if _child_of_type(node, "kernel_call_syntax") is not None:
+            raise self.unsupported(node, "kernel launch inside a kernel (dynamic parallelism)")
+        function = node.child_by_field_name("function")
+        args = [self.expr(a) for a in _named(node.child_by_field_name("arguments"))]
+        template_args: list[S.TypeName | S.Expr] = []
+        if function.type == "template_function":
+            name = _text(function.child_by_field_name("name")).split("::")[-1]
+            targs = _named(function.child_by_field_name("arguments"))
+            if name in _CASTS:
+                if len(targs) != 1 or len(args) != 1:
+                    raise self.unsupported(node, name)
+                return S.Cast(line, text, self._type_descriptor(targs[0]), args[0], _CASTS[name])
+            template_args = [self._type_descriptor(t) if t.type == "type_descriptor" else self.expr(t)
+                             for t in targs]
+            return S.Call(line, text, name, args, template_args)
+        if function.type in ("primitive_type", "sized_type_specifier"):
+            if len(args) != 1:
+                raise self.unsupported(node, "constructor call")
+            base = " ".join(_text(c) for c in function.children) if function.children else _text(function)
+            return S.Cast(line, text, S.TypeName(line, text, base), args[0], "functional")
+        if function.type in ("identifier", "qualified_identifier"):
+            return S.Call(line, text, _text(function).split("::")[-1], args, template_args)
+        raise self.unsupported(node, "call through an expression")
+
+
+def _memory_space(qualifiers: set[str]) -> str:
+    if "__constant__" in qualifiers:
+        return "constant"
+    return "device" if "__device__" in qualifiers else ""
+
+
+_INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9']*)([uUlL]*)$")
+
+
+def parse_number(text: str) -> tuple[int | float, str]:
+    """The value and C type name of a number literal (``16``, ``3u``, ``1.0f``, ``0x10``, ``1e-3``)."""
+    from bankism.explain.ctype import integer_literal_type
+
+    match = _INT_LITERAL.match(text)
+    if match:
+        digits = match.group(1).replace("'", "")
+        base = 16 if digits[:2] in ("0x", "0X") else 2 if digits[:2] in ("0b", "0B") else (
+            8 if digits.startswith("0") and len(digits) > 1 else 10)
+        value = int(digits, base) if base != 8 else int(digits[1:], 8)
+        return value, integer_literal_type(value, match.group(2), base == 10).name
+    body = text.replace("'", "")
+    suffix = body[-1].lower() if body[-1] in "fFlL" and not body.lower().startswith("0x") else ""
+    if suffix:
+        body = body[:-1]
+    value = float.fromhex(body) if body.lower().startswith("0x") else float(body)
+    return value, "float" if suffix == "f" else "double"
+
+
+def _char_value(node: Node, converter: _Converter) -> int:
+    text = _text(node)[1:-1]
+    escapes = {"\\n": 10, "\\t": 9, "\\0": 0, "\\\\": 92, "\\'": 39, '\\"': 34, "\\r": 13}
+    if text in escapes:
+        return escapes[text]
+    if len(text) == 1:
+        return ord(text)
+    raise converter.unsupported(node, "character literal")

@@ -1,0 +1,248 @@
+"""The small syntax tree the interpreter runs: built once from tree-sitter's concrete tree so
+that loops executed thousands of times never touch tree-sitter nodes again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    """Every node knows its 1-based line in the file as given and its (preprocessed) text."""
+
+    line: int
+    text: str
+    col: int = field(default=0, kw_only=True)
+
+
+# --- types -------------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class TypeName(Node):
+    """A type as written: base name, pointer levels, array sizes, reference, qualifiers."""
+
+    base: str
+    pointers: int = 0
+    dims: list[Expr | None] = field(default_factory=list)
+    reference: bool = False
+    const: bool = False
+    align: Expr | None = None
+
+
+# --- expressions -------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Expr(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Literal(Expr):
+    value: int | float | str
+    type_name: str
+
+
+@dataclass(slots=True, eq=False)
+class Name(Expr):
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class Member(Expr):
+    base: Expr
+    field: str
+    arrow: bool
+
+
+@dataclass(slots=True, eq=False)
+class Subscript(Expr):
+    base: Expr
+    index: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Call(Expr):
+    function: str
+    args: list[Expr]
+    template_args: list[TypeName | Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class Cast(Expr):
+    target: TypeName
+    value: Expr
+    style: str
+
+
+@dataclass(slots=True, eq=False)
+class Unary(Expr):
+    op: str
+    operand: Expr
+
+
+@dataclass(slots=True, eq=False)
+class IncDec(Expr):
+    op: str
+    prefix: bool
+    target: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Assign(Expr):
+    op: str
+    target: Expr
+    value: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Conditional(Expr):
+    condition: Expr
+    then: Expr
+    otherwise: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Comma(Expr):
+    left: Expr
+    right: Expr
+
+
+@dataclass(slots=True, eq=False)
+class SizeOf(Expr):
+    target: TypeName | Expr
+
+
+@dataclass(slots=True, eq=False)
+class InitList(Expr):
+    items: list[Expr]
+
+
+# --- statements --------------------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Stmt(Node):
+    end_line: int
+
+
+@dataclass(slots=True, eq=False)
+class ExprStmt(Stmt):
+    expr: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Declarator(Node):
+    name: str
+    type: TypeName
+    init: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Decl(Stmt):
+    items: list[Declarator]
+    shared: bool = False
+    extern: bool = False
+    static: bool = False
+    space: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class Block(Stmt):
+    body: list[Stmt]
+
+
+@dataclass(slots=True, eq=False)
+class If(Stmt):
+    condition: Expr
+    then: Stmt
+    otherwise: Stmt | None
+
+
+@dataclass(slots=True, eq=False)
+class For(Stmt):
+    init: Stmt | None
+    condition: Expr | None
+    update: Expr | None
+    body: Stmt
+
+
+@dataclass(slots=True, eq=False)
+class While(Stmt):
+    condition: Expr
+    body: Stmt
+
+
+@dataclass(slots=True, eq=False)
+class DoWhile(Stmt):
+    body: Stmt
+    condition: Expr
+
+
+@dataclass(slots=True, eq=False)
+class Return(Stmt):
+    value: Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Break(Stmt):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Continue(Stmt):
+    pass
+
+
+# --- functions and launches --------------------------------------------------------------
+
+
+@dataclass(slots=True, eq=False)
+class Param(Node):
+    name: str
+    type: TypeName
+
+
+@dataclass(slots=True, eq=False)
+class TemplateParam(Node):
+    name: str
+    is_type: bool
+    default: TypeName | Expr | None
+
+
+@dataclass(slots=True, eq=False)
+class Function(Node):
+    name: str
+    return_type: TypeName
+    params: list[Param]
+    template_params: list[TemplateParam]
+    is_kernel: bool
+    body_node: object = field(repr=False)
+    _body: Block | None = field(default=None, repr=False)
+
+
+def walk(node: object):
+    """Every syntax node under ``node`` (itself included), depth first."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, list):
+            stack.extend(reversed(current))
+            continue
+        if not isinstance(current, Node):
+            continue
+        yield current
+        for item in fields(current):
+            if item.name in ("line", "text", "col", "body_node", "_body"):
+                continue
+            value = getattr(current, item.name, None)
+            if isinstance(value, Node | list):
+                stack.append(value)
