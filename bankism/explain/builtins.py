@@ -258,7 +258,7 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     from bankism.explain.interpreter import MemLV
 
     target = MemLV(pointer.region, pointer.offset, t, expr)
-    addresses = machine._shared_addresses(target, mask, "atomic")
+    addresses = machine._shared_addresses(target, mask, "atomic", _ENGINE_ATOMIC.get(base, base[6:].lower()))
     running = addresses[mask.arr]
     operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
     if operand is None:
@@ -286,6 +286,12 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     result[mask.arr] = old_data[inverse]
     result_known[mask.arr] = old_known[inverse] & shared_once
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
+
+
+#: The instruction each CUDA atomic compiles to, as the engine names it: atomicSub is an
+#: atomic add of the negated operand; the others keep their own name (and the engine says
+#: whether it has measured them).
+_ENGINE_ATOMIC = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicCAS": "cas"}
 
 
 def _base_function(name: str) -> str:

@@ -68,6 +68,7 @@ class Site:
     width: int
     type: CType
     order: int
+    atomic_op: str | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)
@@ -81,12 +82,12 @@ class Recorder:
         self.sites: dict[tuple[int, str], Site] = {}
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedArray, addresses: np.ndarray,
-               mask: Mask, block: tuple[int, int, int]) -> None:
+               mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None) -> None:
         key = (id(node), op)
         site = self.sites.get(key)
         if site is None:
             site = Site(node.line, node.col, node.text, _base_name(node) or region.name, region, op, t.size,
-                        t, len(self.sites))
+                        t, len(self.sites), atomic_op)
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)
@@ -868,7 +869,8 @@ class Machine:
             raise Failure(None, "unsupported construct: pointers stored in memory")
         return read(t, 0)
 
-    def _shared_addresses(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
+    def _shared_addresses(self, target: MemLV, mask: Mask, op: str,
+                          atomic_op: str | None = None) -> np.ndarray:
         """Per-thread byte addresses in the shared window; checks bounds and alignment in the
         threads that run, and records the warp-instructions at the lvalue's site."""
         region: SharedArray = target.region
@@ -894,7 +896,7 @@ class Machine:
             lane = int(np.flatnonzero(mask.arr)[np.argmax(misaligned)])
             raise Failure(target.node, f"thread {self._thread_name(lane)}: {t.size}-byte access to "
                                        f"{region.name} at shared byte {int(addresses[lane])} is misaligned")
-        self.recorder.record(target.node, op, t, region, addresses, mask, self.context.block_index)
+        self.recorder.record(target.node, op, t, region, addresses, mask, self.context.block_index, atomic_op)
         return np.where(mask.arr, addresses, region.base) if not mask.full else addresses
 
     def _thread_name(self, lane: int) -> str:

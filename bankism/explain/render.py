@@ -58,11 +58,12 @@ def _header(report: dict) -> list[str]:
 
 def _site(site: dict, all_warps: bool) -> list[str]:
     lines = [
-        f"line {site['line']}: {site['op']} {site['expression']} ({site['width']}-byte {site['dtype']})",
+        f"line {site['line']}: {site['op']}{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
+        f"{site['expression']} ({site['width']}-byte {site['dtype']})",
         f"  source:      {site['source']}",
         f"  total:       {_count(site['instructions'], 'warp-instruction')}, "
         f"{_count(site['wavefronts'], 'wavefront')}, ideal {site['ideal']}, "
-        f"conflicts {site['conflicts']} (ncu), ~{site['cycles']:g} cycles",
+        f"conflicts {site['conflicts']} (ncu), {_cycles_text(site['cycles'])}",
         f"  grouping:    {site['split']['unit']} transactions; a merge rule fired in "
         f"{site['split']['merged_instructions']} of {site['instructions']} instructions",
     ]
@@ -79,6 +80,10 @@ def _site(site: dict, all_warps: bool) -> list[str]:
         lines.append(f"  ... {len(warps) - len(shown)} more warps (--all-warps shows them)")
     lines.append(f"  verdict:     {site['verdict']}")
     return lines
+
+
+def _cycles_text(cycles: float | None) -> str:
+    return "cycles not modelled for this instruction" if cycles is None else f"~{cycles:g} cycles"
 
 
 def _count(n: int, noun: str) -> str:

@@ -56,7 +56,9 @@ def _simulate(analysis: Analysis, site: Site) -> tuple[bankism.SimulationResult,
     addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, 32), np.int64)
     active = np.concatenate(site.active) if site.active else np.zeros((0, 32), bool)
     try:
-        result = bankism.simulate(addresses, width=site.width, op=site.op, active=active, arch=analysis.arch)
+        extra = {"atomic_op": site.atomic_op} if site.op == "atomic" else {}
+        result = bankism.simulate(addresses, width=site.width, op=site.op, active=active, arch=analysis.arch,
+                                  **extra)
     except BankismError as error:
         raise BankismError(f"{analysis.filename}:{site.line}: {site.expression}: {error}") from None
     return result, addresses, active
@@ -78,13 +80,14 @@ def _site_report(analysis: Analysis, site: Site) -> dict:
         "array": site.array,
         "shared_array": site.region.name,
         "op": site.op,
+        "atomic_op": site.atomic_op,
         "width": site.width,
         "dtype": site.type.name,
         "instructions": n,
         "wavefronts": result.total_wavefronts,
         "ideal": result.total_ideal,
         "conflicts": result.total_conflicts,
-        "cycles": result.total_cycles,
+        "cycles": _cycles(result),
         "split": {
             "unit": result.split,
             "merged_instructions": int(result.merged.sum()),
@@ -94,6 +97,14 @@ def _site_report(analysis: Analysis, site: Site) -> dict:
     }
     report["verdict"] = verdict(report)
     return report
+
+
+def _cycles(result: bankism.SimulationResult) -> float | None:
+    """Total modelled cycles, or None where the engine has no measured cycle model."""
+    cycles = result.cycles
+    if len(result) and np.isnan(cycles).any():
+        return None
+    return float(cycles.sum())
 
 
 def _source_line(analysis: Analysis, line: int) -> str:
