@@ -43,6 +43,14 @@ def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
+def _only_lines(sites: list[dict], lines: list[int]) -> list[dict]:
+    """The sites on ``lines``; a line without any shared-memory access is an error."""
+    for wanted in lines:
+        if not any(s["line"] == wanted for s in sites):
+            raise BankismError(f"--line {wanted}: no shared-memory access ran on line {wanted}")
+    return [s for s in sites if s["line"] in lines]
+
+
 def _read(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
@@ -74,6 +82,10 @@ def register(app: typer.Typer) -> None:
         arch: Annotated[str, typer.Option(help="Architecture the engine models.")] = "sm_90",
         as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report instead.")] = False,
         all_warps: Annotated[bool, typer.Option(help="List every warp in the text report.")] = False,
+        bank_map: Annotated[bool, typer.Option(
+            help="Show the engine's bank map of each example instruction.")] = False,
+        line: Annotated[list[int] | None, typer.Option(
+            help="Report only the access sites on this line (repeatable).")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
         from bankism.explain import ExplainOptions, SnapshotRequest, explain, render
@@ -102,7 +114,9 @@ def register(app: typer.Typer) -> None:
         except Exception as error:  # a bug in bankism: still one line, never a traceback
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None
+        if line:
+            report["sites"] = _only_lines(report["sites"], line)
         if as_json:
             print(json.dumps(report, indent=1))
         else:
-            print(render(report, all_warps=all_warps))
+            print(render(report, all_warps=all_warps, bank_maps=bank_map))

@@ -8,12 +8,12 @@ DEFAULT_WARPS_SHOWN = 8
 GRID_COLUMNS = 16
 
 
-def render(report: dict, all_warps: bool = False) -> str:
+def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> str:
     """The report as text: launch, arrays, each access site warp by warp, then the snapshot."""
     lines = _header(report)
     for site in report["sites"]:
         lines.append("")
-        lines.extend(_site(site, all_warps))
+        lines.extend(_site(site, all_warps, bank_maps))
     if not report["sites"]:
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
@@ -56,7 +56,7 @@ def _header(report: dict) -> list[str]:
     return lines
 
 
-def _site(site: dict, all_warps: bool) -> list[str]:
+def _site(site: dict, all_warps: bool, bank_maps: bool) -> list[str]:
     lines = [
         f"line {site['line']}: {site['op']}{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
         f"{site['expression']} ({site['width']}-byte {site['dtype']})",
@@ -71,6 +71,8 @@ def _site(site: dict, all_warps: bool) -> list[str]:
         example = explanation["example"]
         lines.append(f"  engine:      [{explanation['instructions']} instr., e.g. block "
                      f"{_dims(example['block'])} warp {example['warp']}] {explanation['text']}")
+        if bank_maps:
+            lines.extend("               " + row for row in explanation["bank_map"]["text"].split("\n"))
     warps = site["warps"]
     shown = warps if all_warps else warps[:DEFAULT_WARPS_SHOWN]
     for warp in shown:
