@@ -84,41 +84,51 @@ def _transactions(row, mask, lanes_used, group_lanes, merge_xors, warp_scope, st
 
 
 @njit(cache=True, inline="always")
-def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits, width, shared_bytes,
-                        unit_shift, n_super, serialised, seen, stamp, counts, best):
-    """Fill best[t] with the busiest bank's passes in each transaction t; return 1 if a lane is invalid.
+def _has_invalid_lane(addresses, i, mask, lanes_used, width, last_start):
+    """True when an active lane's address is negative, past ``last_start`` or misaligned."""
+    bad = 0
+    if mask == FULL_MASK:
+        for lane in range(lanes_used):
+            address = addresses[i, lane]
+            bad |= (address < 0) | (address > last_start) | ((address & (width - 1)) != 0)
+    else:
+        for lane in range(lanes_used):
+            address = addresses[i, lane]
+            wrong = (address < 0) | (address > last_start) | ((address & (width - 1)) != 0)
+            bad |= wrong & ((mask >> lane) & 1)
+    return bad != 0
+
+
+@njit(cache=True, inline="always")
+def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits, unit_shift, n_super,
+                        serialised, seen, stamp, counts, best):
+    """Fill best[t] with the busiest bank's passes in each transaction t (addresses already valid).
 
     One sweep over the lanes, with no data-dependent branch. Lane l belongs to transaction
     l >> group_shift, or to the even one of a merged pair. A unit is the aligned
     ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for widths up to 4); units in
     the same bank group (unit mod n_super) need one pass each and equal units share a pass,
     unless ``serialised`` (atomics), where every lane needs its own. ``seen[unit] == stamp + t``
-    marks units already counted in transaction t.
+    marks units already counted in transaction t; inactive lanes all point at the spare last slot.
     """
-    for k in range(MAX_TRANSACTIONS * 32):
+    n_transactions = lanes_used >> group_shift
+    for k in range(n_transactions * n_super):
         counts[k] = 0
-    invalid = 0
     outside = seen.shape[0] - 1
-    last_start = np.uint64(shared_bytes - width)
     for lane in range(lanes_used):
         active = (mask >> lane) & 1
-        address = addresses[i, lane]
-        wrong = (np.uint64(address) > last_start) | ((address & (width - 1)) != 0)
-        invalid |= active & wrong
-        unit = outside if (wrong | (active == 0)) else address >> unit_shift
+        unit = addresses[i, lane] >> unit_shift if active else outside
         t = lane >> group_shift
         t &= ~((merged_bits >> (t >> 1)) & 1)
         key = stamp + t
         fresh = active if serialised else (seen[unit] != key) & active
         seen[unit] = key
-        slot = t * n_super + (unit & (n_super - 1))
-        counts[slot] += fresh
-    for t in range(lanes_used >> group_shift):
+        counts[t * n_super + (unit & (n_super - 1))] += fresh
+    for t in range(n_transactions):
         top = 0
         for k in range(t * n_super, (t + 1) * n_super):
             top = max(top, counts[k])
         best[t] = top
-    return invalid
 
 
 @njit(cache=True)
@@ -152,6 +162,7 @@ def _simulate_kernel(
     while (1 << group_shift) < group_lanes:
         group_shift += 1
     n_base = lanes_used // group_lanes
+    last_start = shared_bytes - width
     scalar_mask = masks.shape[0] == 1
     for c in prange(n_chunks):
         seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
@@ -165,6 +176,12 @@ def _simulate_kernel(
         errors[c, 2] = _ERR_NONE
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             mask = masks[0] if scalar_mask else masks[i]
+            if _has_invalid_lane(addresses, i, mask, lanes_used, width, last_start):
+                lane, code = _first_invalid_lane(addresses[i], mask, lanes_used, width, shared_bytes)
+                errors[c, 0] = i
+                errors[c, 1] = lane
+                errors[c, 2] = code
+                break
             bits = 0
             if merge_xors.size > 0:
                 _, bits, _ = _transactions(
@@ -174,15 +191,10 @@ def _simulate_kernel(
                 seen[:] = 0
                 stamp = 0
             stamp += MAX_TRANSACTIONS
-            if _instruction_passes(
-                addresses, i, mask, lanes_used, group_shift, bits, width, shared_bytes,
-                unit_shift, n_super, serialised, seen, stamp, counts, best,
-            ):
-                lane, code = _first_invalid_lane(addresses[i], mask, lanes_used, width, shared_bytes)
-                errors[c, 0] = i
-                errors[c, 1] = lane
-                errors[c, 2] = code
-                break
+            _instruction_passes(
+                addresses, i, mask, lanes_used, group_shift, bits, unit_shift, n_super,
+                serialised, seen, stamp, counts, best,
+            )
             total = 0
             served = 0
             for t in range(n_base):
