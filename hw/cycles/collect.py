@@ -2,6 +2,8 @@
 """Turn the cycles benchmark output into traces/cycles/sm_90_cycles.json.
 
 usage: collect.py CONFIGS.json RESULTS_DIR OUT.json
+(also for configs_atomics.json -> traces/cycles/sm_90_cycles_atomics.json: rows whose
+config has atomic_kind carry it, and the method text then describes the exch/cas kernels)
 RESULTS_DIR: env.txt, cycles_time.txt (ROW lines of `cycles configs.txt time`),
 cycles.csv (ncu --page raw of `cycles configs.txt ncu`: one launch per config,
 1 warp, 1 iteration of 32 copies).
@@ -17,6 +19,21 @@ from collect import parse_env, num  # noqa: E402
 COPIES = 32
 WARPS = 32
 ITERS = 128
+
+
+ATOMICS_METHOD = (
+    " This file: only atom.shared.exch.b32 / .cas.b32 / .exch.b64 / .cas.b64 (kernels atom_exch_b32, "
+    "atom_cas_b32, atom_exch_b64, atom_cas_b64; configs from gen_configs.py --atomics-only, the pattern "
+    "families of the atom_add rows; 8-byte patterns 8-byte aligned), atomic_kind = exch|cas per row. "
+    "exch swaps in the lane's running value; its old value is folded into the result. cas: before the "
+    "first clock64 each active lane zeroes all 32 of its target words (or 8-byte words), and the compare "
+    "value is all ones (0xFFFFFFFF / 0xFFFFFFFFFFFFFFFF), so every CAS fails and never writes; the returned "
+    "old value is folded into the result. Because of those setup stores (ncu counts them under op_st), "
+    "in this file wavefronts_per_instruction and conflicts_per_instruction are op_atom alone / 32 and "
+    "sass_shared_instructions_per_instruction is smsp__sass_inst_executed_op_shared_atom / 32 (collect.py "
+    "checks: 0 ld, 32 (cas) or 0 (exch) st, 32 atom instructions per launch); the stores are outside the "
+    "timed region. SASS: ATOMS.EXCH, ATOMS.CAS, ATOMS.EXCH.64, ATOMS.CAS.64, one per "
+    "PTX instruction (no CAS loop).")
 
 
 def main():
@@ -40,9 +57,19 @@ def main():
         kname, g = tm[c["id"]]
         assert kname == c["kernel"], (kname, c)
         assert f"bench<" in r[col["Kernel Name"]] or "bench" in r[col["Kernel Name"]]
-        wf = sum(m(r, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{o}.sum") or 0 for o in ("ld", "st", "atom"))
-        cf = sum(m(r, f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{o}.sum") or 0 for o in ("ld", "st", "atom"))
+        ops = ("ld", "st", "atom")
         sass_inst = m(r, "smsp__sass_inst_executed_op_shared.sum")
+        if "atomic_kind" in c:
+            # exch/cas kernels: count op_atom only. The cas kernels' untimed setup stores
+            # (one st.shared per copy zeroing the CAS targets) are counted by ncu under op_st.
+            ops = ("atom",)
+            n_st = COPIES if c["atomic_kind"] == "cas" else 0
+            assert m(r, "smsp__sass_inst_executed_op_shared_ld.sum") == 0, c["id"]
+            assert m(r, "smsp__sass_inst_executed_op_shared_st.sum") == n_st, c["id"]
+            assert m(r, "smsp__sass_inst_executed_op_shared_atom.sum") == COPIES, c["id"]
+            sass_inst = m(r, "smsp__sass_inst_executed_op_shared_atom.sum")
+        wf = sum(m(r, f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{o}.sum") or 0 for o in ops)
+        cf = sum(m(r, f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{o}.sum") or 0 for o in ops)
         out.append({
             "op": c["op"], "width": c["width"], "matrices": c["matrices"], "kernel": c["kernel"],
             "pattern": c["pattern"], "addresses": c["addresses"], "active": c["active"],
@@ -54,6 +81,8 @@ def main():
             "cycles_per_instruction_max": round(float(g["cpi_max"]), 4),
             "warps_per_sm": WARPS, "copies": COPIES, "iterations": ITERS,
         })
+        if "atomic_kind" in c:
+            out[-1]["atomic_kind"] = c["atomic_kind"]
     doc = {
         "format": "bankism-cycles", "version": 1,
         "environment": parse_env(d),
@@ -69,7 +98,8 @@ def main():
             "Compute on a separate launch of the same kernel with 1 warp and 1 iteration (32 instructions): "
             "sum over op_ld/op_st/op_atom of l1tex__data_pipe_lsu_wavefronts_mem_shared / 32. SM clock not "
             "locked (measured as found). atom.shared.add.u64 is a CAS loop on sm_90 (LDS.64 + "
-            "ATOMS.CAST.SPIN.64), so its rows count all loop iterations; its cycles are per PTX instruction."),
+            "ATOMS.CAST.SPIN.64), so its rows count all loop iterations; its cycles are per PTX instruction."
+            + (ATOMICS_METHOD if any("atomic_kind" in c for c in cfg) else "")),
         "rows": out,
     }
     with open(out_path, "w") as f:

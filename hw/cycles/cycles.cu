@@ -26,7 +26,12 @@ static const int kSmemBytes = 100 * 1024;
 #define STEP 128
 
 enum Op { LD1, LD2, LD4, LD8, LD16, ST1, ST2, ST4, ST8, ST16, AADD32, AADD64,
-          LDSM1, LDSM2, LDSM4, STSM1, STSM2, STSM4 };
+          LDSM1, LDSM2, LDSM4, STSM1, STSM2, STSM4,
+          AEXCH32, ACAS32, AEXCH64, ACAS64 };
+// CAS compare value: the CAS kernels zero their target words before timing and
+// never write them (every CAS fails), so the compare value never matches.
+#define CAS_CMP32 0xFFFFFFFFu
+#define CAS_CMP64 0xFFFFFFFFFFFFFFFFull
 
 template <int OP, int J>
 __device__ __forceinline__ void one(unsigned a, unsigned v, unsigned& acc) {  // acc: this copy's result slot (loads) / 2nd store value
@@ -49,6 +54,10 @@ __device__ __forceinline__ void one(unsigned a, unsigned v, unsigned& acc) {  //
   if constexpr (OP == STSM1) { asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0+%2], {%1};" :: "r"(a), "r"(v), "n"(o)); }
   if constexpr (OP == STSM2) { asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0+%3], {%1,%2};" :: "r"(a), "r"(v), "r"(acc), "n"(o)); }
   if constexpr (OP == STSM4) { asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0+%3], {%1,%2,%1,%2};" :: "r"(a), "r"(v), "r"(acc), "n"(o)); }
+  if constexpr (OP == AEXCH32) { unsigned r; asm volatile("atom.shared.exch.b32 %0, [%1+%3], %2;" : "=r"(r) : "r"(a), "r"(v), "n"(o)); acc += r; }
+  if constexpr (OP == ACAS32) { unsigned r; asm volatile("atom.shared.cas.b32 %0, [%1+%4], %2, %3;" : "=r"(r) : "r"(a), "r"(CAS_CMP32), "r"(v), "n"(o)); acc += r; }
+  if constexpr (OP == AEXCH64) { unsigned long long r; asm volatile("atom.shared.exch.b64 %0, [%1+%3], %2;" : "=l"(r) : "r"(a), "l"((unsigned long long)v), "n"(o)); acc += (unsigned)r ^ (unsigned)(r >> 32); }
+  if constexpr (OP == ACAS64) { unsigned long long r; asm volatile("atom.shared.cas.b64 %0, [%1+%4], %2, %3;" : "=l"(r) : "r"(a), "l"(CAS_CMP64), "l"((unsigned long long)v), "n"(o)); acc += (unsigned)r ^ (unsigned)(r >> 32); }
 }
 
 // Results of a group of 8 copies are folded by volatile asm adds placed after
@@ -60,7 +69,7 @@ __device__ __forceinline__ void group(unsigned a, unsigned v, unsigned& acc, std
   unsigned r[8] = {0, 0, 0, 0, 0, 0, 0, 0};
   (one<OP, G * 8 + K>(a, v, r[K]), ...);
   (void)r;
-  if constexpr (!(OP >= ST1 && OP <= ST16) && !(OP >= STSM1)) {
+  if constexpr (!(OP >= ST1 && OP <= ST16) && !(OP >= STSM1 && OP <= STSM4)) {
     (vadd(acc, r[K]), ...);
   }
 }
@@ -77,6 +86,12 @@ bench(const unsigned* __restrict__ g_off, unsigned mask, int iters, unsigned zer
   const unsigned a = (unsigned)__cvta_generic_to_shared(smem) + g_off[lane];
   unsigned acc = 0, v = threadIdx.x;
   const bool active = (mask >> lane) & 1u;
+  if constexpr (OP == ACAS32 || OP == ACAS64) {  // zero every CAS target so that every CAS fails
+    if (active) for (int j = 0; j < COPIES; ++j) {
+      if constexpr (OP == ACAS32) asm volatile("st.shared.u32 [%0], %1;" :: "r"(a + j * STEP), "r"(0u));
+      else asm volatile("st.shared.u64 [%0], %1;" :: "r"(a + j * STEP), "l"(0ull));
+    }
+  }
   __syncthreads();
   long long t0 = clock64();
   if (active) {
@@ -102,6 +117,8 @@ static KEntry kTable[] = {
   {"atom_add_u32", bench<AADD32>}, {"atom_add_u64", bench<AADD64>},
   {"ldsm_x1", bench<LDSM1>}, {"ldsm_x2", bench<LDSM2>}, {"ldsm_x4", bench<LDSM4>},
   {"stsm_x1", bench<STSM1>}, {"stsm_x2", bench<STSM2>}, {"stsm_x4", bench<STSM4>},
+  {"atom_exch_b32", bench<AEXCH32>}, {"atom_cas_b32", bench<ACAS32>},
+  {"atom_exch_b64", bench<AEXCH64>}, {"atom_cas_b64", bench<ACAS64>},
 };
 static const int kNK = sizeof(kTable) / sizeof(kTable[0]);
 

@@ -4,6 +4,10 @@
 Writes configs.json (metadata) and configs.txt (id kernel mask off0..off31).
 Each config = one kind + one 32-lane byte-offset pattern (the warp's pattern;
 copy j of the 32 unrolled copies adds j*128 bytes, which keeps every lane's bank).
+
+usage: gen_configs.py [OUTDIR]                 all 302 configs (configs.json/.txt)
+       gen_configs.py --atomics-only OUTDIR    only the exch/cas atomics, ids from 0
+                                               (configs_atomics.json/.txt; rows carry atomic_kind)
 """
 import json
 import os
@@ -18,6 +22,10 @@ SCALAR = {  # kernel -> (op, width)
     "st_v2u32": ("store", 8), "st_v4u32": ("store", 16), "atom_add_u32": ("atomic", 4),
     "atom_add_u64": ("atomic", 8),
 }
+ATOMICS = {  # kernel -> (op, width, atomic_kind); the --atomics-only set
+    "atom_exch_b32": ("atomic", 4, "exch"), "atom_cas_b32": ("atomic", 4, "cas"),
+    "atom_exch_b64": ("atomic", 8, "exch"), "atom_cas_b64": ("atomic", 8, "cas"),
+}
 MATRIX = {"ldsm_x1": ("ldmatrix", 1), "ldsm_x2": ("ldmatrix", 2), "ldsm_x4": ("ldmatrix", 4),
           "stsm_x1": ("stmatrix", 1), "stsm_x2": ("stmatrix", 2), "stsm_x4": ("stmatrix", 4)}
 
@@ -27,16 +35,23 @@ def rup(x, m):
 
 
 def main():
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else HERE
+    atomics_only = len(sys.argv) > 1 and sys.argv[1] == "--atomics-only"
+    args = sys.argv[2:] if atomics_only else sys.argv[1:]
+    out_dir = args[0] if args else HERE
+    stem = "configs_atomics" if atomics_only else "configs"
     rows = []
 
     def add(kern, op, w, mats, name, addrs, active=FULL):
         assert len(addrs) == 32 and all(a % w == 0 and 0 <= a <= 98000 for a in addrs), (kern, name)
-        rows.append({"id": len(rows), "kernel": kern, "op": op, "width": w, "matrices": mats,
-                     "pattern": name, "addresses": [int(a) for a in addrs], "active": active})
+        row = {"id": len(rows), "kernel": kern, "op": op, "width": w, "matrices": mats,
+               "pattern": name, "addresses": [int(a) for a in addrs], "active": active}
+        if kern in ATOMICS:
+            row["atomic_kind"] = ATOMICS[kern][2]
+        rows.append(row)
 
     L = range(32)
-    for kern, (op, w) in SCALAR.items():
+    kinds = ({k: (op, w) for k, (op, w, _) in ATOMICS.items()} if atomics_only else SCALAR)
+    for kern, (op, w) in kinds.items():
         add(kern, op, w, None, "broadcast (all lanes same address)", [0] * 32)
         for s in (1, 2, 3, 4, 8, 16, 32):
             add(kern, op, w, None, f"stride {s}", [i * s * w for i in L])
@@ -54,7 +69,7 @@ def main():
                     a[j] = 2048
                 add(kern, op, w, None, f"{n} lanes on one address, rest contiguous", a)
             add(kern, op, w, None, "32 lanes, 16 distinct addresses (pairs xor 1) contiguous", [(i // 2) * w for i in L])
-    for kern, (op, m) in MATRIX.items():
+    for kern, (op, m) in ({} if atomics_only else MATRIX).items():
         n = 8 * m
 
         def fill(r):
@@ -65,9 +80,9 @@ def main():
         add(kern, op, 16, m, "128B swizzle rows r=l", fill([l * 128 + ((l % 8) * 16) for l in range(n)]))
         add(kern, op, 16, m, "128B swizzle rows l%8 chunk l//8",
             fill([(l % 8) * 128 + (((l // 8) ^ (l % 8)) * 16) for l in range(n)]))
-    with open(os.path.join(out_dir, "configs.json"), "w") as f:
+    with open(os.path.join(out_dir, stem + ".json"), "w") as f:
         json.dump({"format": "bankism-cycles-configs", "version": 1, "rows": rows}, f, separators=(",", ":"))
-    with open(os.path.join(out_dir, "configs.txt"), "w") as f:
+    with open(os.path.join(out_dir, stem + ".txt"), "w") as f:
         for r in rows:
             f.write(f"{r['id']} {r['kernel']} {r['active']} " + " ".join(map(str, r["addresses"])) + "\n")
     print(len(rows), "configs")
