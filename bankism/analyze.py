@@ -36,6 +36,12 @@ OP_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "at
 #: its instruction in no per-op metric.
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
 CLASSES = ("ld", "st", "atom")
+
+#: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
+#: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
+#: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
+ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas"}
+DEFAULT_ATOMIC_OP = "add"
 METRICS = ("instructions", "wavefronts", "conflicts")
 
 
@@ -96,7 +102,7 @@ class SiteStats:
     wavefronts: int = 0
     ideal: int = 0
     conflicts: int = 0
-    cycles: float = 0.0
+    cycles: float | None = 0.0
     worst: WorstInstruction | None = None
 
     @property
@@ -108,6 +114,10 @@ class SiteStats:
         return OP_CLASS[self.site["op"]]
 
     @property
+    def atomic_op(self) -> str | None:
+        return atomic_op_of(self.site)
+
+    @property
     def excess(self) -> int:
         return self.wavefronts - self.ideal
 
@@ -116,7 +126,8 @@ class SiteStats:
         return {
             "id": self.id, "pc": site.get("pc"), "sass": site.get("sass"), "file": site.get("file"),
             "line": site.get("line"), "op": site["op"], "width": site["width"],
-            "matrices": site.get("matrices"), "class": self.op_class, "executions": self.executions,
+            "matrices": site.get("matrices"), "atomic_op": self.atomic_op, "class": self.op_class,
+            "executions": self.executions,
             "wavefronts": self.wavefronts, "ideal": self.ideal, "excess": self.excess,
             "conflicts": self.conflicts, "cycles": self.cycles,
             "worst": self.worst.to_json() if self.worst else None,
@@ -205,15 +216,16 @@ class LaunchReport:
         """False for a launch that was only profiled: counters but no sites to predict from."""
         return bool(self.sites)
 
-    def totals(self) -> dict[str, float]:
-        """Sums over all sites of the recorded records."""
+    def totals(self) -> dict[str, float | None]:
+        """Sums over all sites of the recorded records; cycles are None when a site has no cycle model."""
+        cycles = [s.cycles for s in self.sites]
         return {
             "executions": sum(s.executions for s in self.sites),
             "wavefronts": sum(s.wavefronts for s in self.sites),
             "ideal": sum(s.ideal for s in self.sites),
             "excess": sum(s.excess for s in self.sites),
             "conflicts": sum(s.conflicts for s in self.sites),
-            "cycles": sum(s.cycles for s in self.sites),
+            "cycles": None if None in cycles else sum(cycles),
         }
 
     def comparisons(self) -> list[Comparison]:
@@ -343,6 +355,15 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
 _INSTRUCTION = re.compile(r"^instruction (\d+)")
 
 
+def atomic_op_of(site: dict[str, Any]) -> str | None:
+    """The engine's atomic_op for an atomic site, from its SASS opcode (ATOMIC_SASS); None otherwise."""
+    if site["op"] != "atomic":
+        return None
+    parts = (site.get("sass") or "").upper().split(".")
+    found = [ATOMIC_SASS[p] for p in parts[1:] if p in ATOMIC_SASS]
+    return found[0] if found else DEFAULT_ATOMIC_OP
+
+
 def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, arch: str,
                   label: str) -> bankism.SimulationResult:
     """One engine call for the rows of ``chunk`` that execute ``site``; engine errors name the record."""
@@ -350,6 +371,7 @@ def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, ar
         return bankism.simulate(
             chunk.addresses[rows], width=int(site["width"]), op=site["op"],
             active=chunk.active[rows].astype(np.int64), matrices=site.get("matrices"), arch=arch,
+            atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP,
         )
     except BankismError as error:
         text = str(error)
@@ -375,7 +397,8 @@ def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label
         entry.wavefronts += result.total_wavefronts
         entry.ideal += result.total_ideal
         entry.conflicts += result.total_conflicts
-        entry.cycles += result.total_cycles
+        cycles = result.total_cycles
+        entry.cycles = None if entry.cycles is None or np.isnan(cycles) else entry.cycles + cycles
         worst = _worst_in_batch(result, rows, chunk)
         if _worse(worst, entry.worst):
             entry.worst = worst

@@ -151,3 +151,27 @@ def test_profiled_only_launch_is_not_judged(tmp_path):
     assert not report.traced and report.agrees() is None
     assert all(row.within_tolerance is None and row.explanation.startswith("profiled only")
                for row in report.comparisons())
+
+
+@pytest.mark.parametrize(
+    ("sass", "expected"),
+    [("ATOMS.ADD", "add"), ("ATOMS.EXCH", "exch"), ("ATOMS.CAS.64", "cas"), ("ATOMS.CAST.SPIN.64", "cas"),
+     ("ATOMS.POPC.INC", analyze.DEFAULT_ATOMIC_OP), (None, analyze.DEFAULT_ATOMIC_OP)],
+)
+def test_atomic_op_comes_from_the_sass_opcode(sass, expected):
+    assert analyze.atomic_op_of(site(0, op="atomic", sass=sass)) == expected
+    assert analyze.atomic_op_of(site(0, op="load", sass="LDS")) is None
+
+
+def test_atomic_sites_use_their_instruction_and_unmodelled_cycles_are_none(tmp_path):
+    sites = [site(0, op="atomic", sass="ATOMS.CAS"), site(1, op="atomic", sass="ATOMS.ADD")]
+    rows = [((0, 0, 0), 0, 0, FULL, strided(0)), ((0, 0, 0), 0, 1, FULL, strided(0))]
+    report = analyze.analyze(_open(tmp_path, trace(launch(sites=sites, rows=rows)))).launches[0]
+    for stats, atomic_op in zip(report.sites, ("cas", "add"), strict=True):
+        direct = bankism.simulate(strided(0), width=4, op="atomic", atomic_op=atomic_op)
+        assert stats.atomic_op == atomic_op
+        assert (stats.wavefronts, stats.conflicts) == (direct.total_wavefronts, direct.total_conflicts)
+        expected_cycles = None if np.isnan(direct.total_cycles) else direct.total_cycles
+        assert stats.cycles == expected_cycles
+    if any(s.cycles is None for s in report.sites):
+        assert report.totals()["cycles"] is None

@@ -20,6 +20,7 @@ from rich.text import Text
 
 import bankism
 from bankism.analyze import (
+    DEFAULT_ATOMIC_OP,
     TOLERANCE,
     LaunchReport,
     Report,
@@ -27,6 +28,7 @@ from bankism.analyze import (
     WorstInstruction,
     analyze,
     analyze_launch,
+    atomic_op_of,
 )
 from bankism.errors import BankismError
 from bankism.traceio import Trace, open_trace
@@ -41,7 +43,7 @@ BANK_MAP_LEGEND = (
 
 CSV_COLUMNS = (
     "launch", "kernel", "site", "pc", "sass", "file", "line", "op", "width", "matrices", "class",
-    "executions", "wavefronts", "ideal", "excess", "conflicts", "cycles",
+    "executions", "wavefronts", "ideal", "excess", "conflicts", "cycles", "atomic_op",
     "worst_record", "worst_block_x", "worst_block_y", "worst_block_z", "worst_warp", "worst_wavefronts",
 )
 
@@ -60,6 +62,8 @@ def _stdout_console() -> Console:
 def _op_text(site: dict[str, Any]) -> str:
     if site.get("matrices"):
         return f"{site['op']}.x{site['matrices']}" + (".trans" if site.get("trans") else "")
+    if site["op"] == "atomic":
+        return f"atomic.{site['width']}.{atomic_op_of(site)}"
     return f"{site['op']}.{site['width']}"
 
 
@@ -76,7 +80,9 @@ def _worst_text(worst: WorstInstruction | None) -> str:
     return f"({x},{y},{z}) w{worst.warp}: {worst.wavefronts}"
 
 
-def _number(value: float) -> str:
+def _number(value: float | None) -> str:
+    if value is None:
+        return "n/a"
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
@@ -178,7 +184,7 @@ def csv_rows(report: Report) -> Iterator[list[Any]]:
             yield [launch.index, launch.kernel, stats.id, site.get("pc"), site.get("sass"), site.get("file"),
                    site.get("line"), site["op"], site["width"], site.get("matrices"), stats.op_class,
                    stats.executions, stats.wavefronts, stats.ideal, stats.excess, stats.conflicts,
-                   stats.cycles, *where]
+                   stats.cycles, stats.atomic_op, *where]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,7 +283,8 @@ def simulate_worst(stats: SiteStats, arch: str) -> bankism.SimulationResult:
     site, worst = stats.site, stats.worst
     assert worst is not None
     return bankism.simulate(worst.addresses, width=int(site["width"]), op=site["op"], active=worst.active,
-                            matrices=site.get("matrices"), arch=arch)
+                            matrices=site.get("matrices"), arch=arch,
+                            atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP)
 
 
 def _lane_colours(count: int) -> Any:
