@@ -103,10 +103,20 @@ def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
     rules[("atomic", 4, "add")] = Rule(
         "warp", same_address_serialised=True, cycles_floor=1.0, cycles_per_wavefront=1.0
     )
-    rules[("atomic", 4, "exch")] = Rule("warp", same_address_serialised=True)
-    rules[("atomic", 4, "cas")] = Rule("warp", same_address_serialised=True, wavefronts_per_pass=2)
-    rules[("atomic", 8, "exch")] = Rule("half-warp", same_address_serialised=True)
-    rules[("atomic", 8, "cas")] = Rule("half-warp", same_address_serialised=True, wavefronts_per_pass=2)
+    rules[("atomic", 4, "exch")] = Rule(
+        "warp", same_address_serialised=True, cycles_floor=1.0, cycles_per_wavefront=1.0
+    )
+    rules[("atomic", 4, "cas")] = Rule(
+        "warp", same_address_serialised=True, wavefronts_per_pass=2, cycles_floor=2.0,
+        cycles_per_wavefront=1.0,
+    )
+    rules[("atomic", 8, "exch")] = Rule(
+        "half-warp", same_address_serialised=True, cycles_floor=2.0, cycles_per_wavefront=1.0
+    )
+    rules[("atomic", 8, "cas")] = Rule(
+        "half-warp", same_address_serialised=True, wavefronts_per_pass=2, cycles_floor=4.0,
+        cycles_per_wavefront=1.0,
+    )
     for matrix_op in ("ldmatrix", "stmatrix"):
         rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
     return rules

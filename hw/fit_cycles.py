@@ -2,7 +2,7 @@
 
 Prints, per instruction kind, the fitted parameters and the model's error over the
 measured rows; bankism/arch.py carries the fitted values and tests/test_cycles_model.py
-checks that they still fit. Run: python hw/fit_cycles.py [traces/cycles/sm_90_cycles.json]
+checks that they still fit. Run: python hw/fit_cycles.py [FILE.json ...] (default: traces/cycles/*.json)
 """
 
 from __future__ import annotations
@@ -13,11 +13,12 @@ from collections import defaultdict
 from pathlib import Path
 from statistics import median
 
-DEFAULT = Path(__file__).resolve().parent.parent / "traces" / "cycles" / "sm_90_cycles.json"
+CYCLES = Path(__file__).resolve().parent.parent / "traces" / "cycles"
 
 
 def kind_of(row: dict) -> tuple:
-    return (row["op"], row["width"], row.get("matrices"), row.get("atomic_kind") or "")
+    atomic_op = row.get("atomic_kind") or ("add" if row["op"] == "atomic" else "")
+    return (row["op"], row["width"], row.get("matrices"), atomic_op)
 
 
 def fit(rows: list[dict]) -> dict[tuple, dict]:
@@ -38,12 +39,15 @@ def fit(rows: list[dict]) -> dict[tuple, dict]:
 
 
 def main() -> None:
-    path = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT
-    document = json.loads(path.read_text())
-    print(f"{path.name}: {document['environment']['gpu']}, driver {document['environment']['driver']}")
+    paths = [Path(arg) for arg in sys.argv[1:]] or sorted(CYCLES.glob("*.json"))
+    rows = []
+    for path in paths:
+        document = json.loads(path.read_text())
+        print(f"{path.name}: {document['environment']['gpu']}, driver {document['environment']['driver']}")
+        rows.extend(document["rows"])
     print("| kind | rows | cycles per wavefront | floor | mean error | max error |")
     print("|---|---|---|---|---|---|")
-    for kind, f in fit(document["rows"]).items():
+    for kind, f in fit(rows).items():
         name = " ".join(str(part) for part in kind if part not in (None, ""))
         print(f"| {name} | {f['rows']} | {f['per_wavefront']} | {f['floor']} | "
               f"{100 * f['mean_error']:.2f}% | {100 * f['max_error']:.2f}% |")

@@ -15,8 +15,8 @@ import pytest
 
 import bankism
 
-CYCLES = Path(__file__).parent.parent / "traces" / "cycles" / "sm_90_cycles.json"
-ROWS = json.loads(CYCLES.read_text())["rows"]
+CYCLES = sorted((Path(__file__).parent.parent / "traces" / "cycles").glob("*.json"))
+ROWS = [row for path in CYCLES for row in json.loads(path.read_text())["rows"]]
 MODEL_TOLERANCE = 0.01
 
 
@@ -37,8 +37,8 @@ SUPPORTED = [row for row in ROWS if _supported(row)]
 
 
 def test_rows_cover_every_modelled_kind():
-    kinds = {(r["op"], r["width"], r.get("matrices")) for r in SUPPORTED}
-    assert len(kinds) >= 15 and len(SUPPORTED) >= 250
+    kinds = {(r["op"], r["width"], r.get("matrices"), r.get("atomic_kind")) for r in SUPPORTED}
+    assert len(kinds) >= 21 and len(SUPPORTED) >= 370
 
 
 @pytest.mark.parametrize("row", SUPPORTED, ids=lambda r: f"{r['op']}{r['width']}-{r['pattern']}")
