@@ -109,6 +109,17 @@ def test_loads_and_stores_of_lines_33_34():
         check_site(site(report, line, array, "store"), expected, DOUBLE, "store")
 
 
+def test_line_40_is_the_same_in_every_block():
+    blocks = [(0, 0, 0), (7, 3, 0), (15, 15, 0)]
+    report = run(quiz_path(), block_indices=blocks)
+    one = run(quiz_path(), block_indices=[(1, 1, 0)])
+    for array in ("A_shared", "B_shared"):
+        both = site(report, 40, array, "load")
+        single = site(one, 40, array, "load")
+        for key in ("instructions", "wavefronts", "ideal", "conflicts"):
+            assert both[key] == len(blocks) * single[key]
+
+
 def test_cli_answers_both_questions():
     result = subprocess.run(
         [sys.executable, "-m", "bankism", "explain", str(quiz_path()), "--block-index", "1,1",

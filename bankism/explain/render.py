@@ -19,7 +19,7 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
         lines.append("No shared-memory accesses ran in the simulated blocks.")
     if report.get("snapshot"):
         lines.append("")
-        lines.extend(render_snapshot(report["snapshot"]))
+        lines.extend(render_snapshot(report["snapshot"], report["bank_geometry"]))
     return "\n".join(lines)
 
 
@@ -153,32 +153,34 @@ def _run_text(addresses: list, elements: list, first: int, last: int, step: int)
 # --- snapshot ----------------------------------------------------------------------------
 
 
-def render_snapshot(snapshot: dict) -> list[str]:
+def render_snapshot(snapshot: dict, geometry: dict) -> list[str]:
     """Every shared array at the snapshot as grids: source element, byte offset, bank(s)."""
     when = ", ".join(f"{k}={v}" for k, v in snapshot["when"].items())
     lines = [f"snapshot after line {snapshot['line']}{' with ' + when if when else ''}, block "
              f"{_dims(snapshot['block'])}"]
     for name, array in snapshot["arrays"].items():
         lines.append("")
-        lines.extend(_snapshot_array(name, array))
+        lines.extend(_snapshot_array(name, array, geometry))
     return lines
 
 
-def _snapshot_array(name: str, array: dict) -> list[str]:
+def _snapshot_array(name: str, array: dict, geometry: dict) -> list[str]:
     shape = array["shape"]
     cells = array["cells"]
     lines = [f"{name}: {array['dtype']}{''.join(f'[{d}]' for d in shape)} at byte {array['base_offset']} "
              f"({array['element_size']} bytes per element)"]
     formula = source_formula(name, shape, cells)
     if formula:
-        lines.append(f"  holds: {formula}")
+        lines.append(f"  contents: {formula}")
     layout = address_formula(name, shape, cells)
     if layout:
-        lines.append(f"  layout: {layout}")
+        word = geometry["bank_bytes"]
+        lines.append(f"  layout:   {layout}; bank = (byte / {word}) mod {geometry['banks']} "
+                     f"for each {word}-byte word")
     matrix = _single_matrix(cells)
     legend = (f"element of {matrix} (offset from its start)" if matrix
               else "what the cell holds")
-    rows = _grid_rows(shape, cells, array["element_size"])
+    rows = _grid_rows(shape, cells, array["element_size"], geometry["banks"] * geometry["bank_bytes"])
     lines.append(f"  {legend}; '-' = never written, '=v' = a value computed in the kernel:")
     lines.extend(_grid(rows, lambda c: _source_cell(c, matrix)))
     lines.append("  byte offset:")
@@ -204,10 +206,11 @@ def _source_cell(cell: dict, matrix: str | None) -> str:
     return source
 
 
-def _grid_rows(shape: list[int], cells: list[dict], element_size: int) -> list[tuple[str, list[dict]]]:
-    """Rows of the grid: the last dimension across; 1-D arrays in rows of 128 bytes (one
-    row = one pass over the 32 banks)."""
-    width = shape[-1] if len(shape) >= 2 else max(1, 128 // element_size)
+def _grid_rows(shape: list[int], cells: list[dict], element_size: int,
+               pass_bytes: int) -> list[tuple[str, list[dict]]]:
+    """Rows of the grid: the last dimension across; 1-D arrays in rows of one pass over
+    the banks (128 bytes on sm_90), so a column of the grid is one bank."""
+    width = shape[-1] if len(shape) >= 2 else max(1, pass_bytes // element_size)
     rows = []
     for start in range(0, len(cells), width):
         row = cells[start:start + width]

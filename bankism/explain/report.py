@@ -19,11 +19,13 @@ SCHEMA = "bankism.explain/1"
 def build_report(analysis: Analysis) -> dict:
     """The whole report as plain data (what ``--json`` prints)."""
     threads = analysis.block[0] * analysis.block[1] * analysis.block[2]
+    geometry = bankism.get_arch(analysis.arch)
     report = {
         "schema": SCHEMA,
         "file": analysis.filename,
         "kernel": analysis.kernel,
         "arch": analysis.arch,
+        "bank_geometry": {"banks": geometry.banks, "bank_bytes": geometry.bank_bytes},
         "launch": {
             "grid": list(analysis.grid),
             "block": list(analysis.block),
