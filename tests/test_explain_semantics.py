@@ -121,3 +121,23 @@ def _request(line: int):
     from bankism.explain import SnapshotRequest
 
     return SnapshotRequest(line, ())
+
+
+def test_many_constructs_at_once():
+    report = run("constructs.cu")
+    assert report["launch"]["grid"] == [16, 1, 1] and report["launch"]["block"] == [256, 1, 1]
+    by_line = {}
+    for found in report["sites"]:
+        by_line.setdefault(found["line"], []).append((found["op"], found["width"], found["instructions"]))
+    assert by_line[25] == [("store", 16, 4)]        # only tid < 32 runs: one warp, 4 iterations
+    assert by_line[27] == [("load", 16, 32)]        # 8 warps x 4 iterations
+    assert by_line[32] == [("store", 4, 8)]         # p[lane] through a pointer into tile
+    assert by_line[34] == [("store", 16, 8)]        # *(float4 *)&tile[0][...]
+    assert by_line[36] == [("store", 4, 8)]         # lane 0 of each warp
+    assert by_line[40] == [("load", 4, 1), ("store", 4, 1), ("load", 4, 1)]
+    shapes = {a["name"]: (a["dtype"], a["shape"], a["base_offset"]) for a in report["shared_arrays"]}
+    assert shapes == {"buf": ("float4", [2, 32], 1024), "red": ("float", [8], 2048),
+                      "tile": ("float", [32, 33], 2080)}
+    (pointer_store,) = [s for s in report["sites"] if s["line"] == 32]
+    assert pointer_store["array"] == "p" and pointer_store["shared_array"] == "tile"
+    assert pointer_store["warps"][1]["lane_addresses"][:2] == [2080 + 33 * 4, 2080 + 33 * 4 + 4]

@@ -1105,7 +1105,14 @@ class Machine:
         return constant(C.ULONG, t.size)
 
     def _static_type(self, expr: S.Expr, mask: Mask) -> CType:
+        if isinstance(expr, S.Name) and self._find_local(expr.name) is None:
+            named = C.lookup(expr.name)
+            if named is not None:
+                return named
         if isinstance(expr, S.Name):
+            for scope in reversed(self.frame.scopes):
+                if isinstance(scope.get(expr.name), TypeAlias):
+                    return scope[expr.name].type
             binding = self.lookup(expr.name, expr)
             if isinstance(binding, SharedArray | LocalArray | Variable):
                 return binding.type
