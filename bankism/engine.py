@@ -25,7 +25,7 @@ _ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
 
 
 @njit(cache=True, inline="always")
-def _merge_xor(row, mask, lo, hi, merge_xors):
+def _merge_xor(addresses, i, mask, lo, hi, merge_xors):
     """The first xor mask under which every active lane in lo..hi-1 agrees with its partner, else 0."""
     for xi in range(merge_xors.size):
         x = merge_xors[xi]
@@ -33,7 +33,7 @@ def _merge_xor(row, mask, lo, hi, merge_xors):
         for lane in range(lo, hi):
             if (mask >> lane) & 1:
                 partner = lane ^ x
-                if (mask >> partner) & 1 and row[partner] != row[lane]:
+                if (mask >> partner) & 1 and addresses[i, partner] != addresses[i, lane]:
                     holds = False
                     break
         if holds:
@@ -42,45 +42,27 @@ def _merge_xor(row, mask, lo, hi, merge_xors):
 
 
 @njit(cache=True, inline="always")
-def _transactions(row, mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends):
-    """Cut lanes [0, lanes_used) into transactions; return (count, merged_bits, fired_xor).
+def _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope):
+    """(bits, xor): bit p set when base transactions 2p and 2p+1 merge, and the xor mask that merged.
 
-    Transaction t covers lanes starts[t]..ends[t]-1. Bit p of merged_bits is set when the
-    pair of base transactions (2p, 2p+1) merged; fired_xor is the xor mask that merged them.
-    With ``warp_scope`` the merge condition is tested once on the whole warp.
+    With ``warp_scope`` the merge condition is tested once on the whole warp and merges
+    every pair or none; otherwise on the lanes of each pair.
     """
-    count = 0
-    merged_bits = 0
-    fired_xor = 0
-    n_base = lanes_used // group_lanes
-    warp_fired = 0
-    if warp_scope and merge_xors.size > 0:
-        warp_fired = _merge_xor(row, mask, 0, lanes_used, merge_xors)
-    g = 0
-    while g < n_base:
-        lo = g * group_lanes
-        if merge_xors.size > 0 and g + 1 < n_base:
-            hi = lo + 2 * group_lanes
-            fired = warp_fired if warp_scope else _merge_xor(row, mask, lo, hi, merge_xors)
-            if fired:
-                starts[count] = lo
-                ends[count] = hi
-                count += 1
-                merged_bits |= 1 << (g // 2)
-                fired_xor = fired
-            else:
-                starts[count] = lo
-                ends[count] = lo + group_lanes
-                starts[count + 1] = lo + group_lanes
-                ends[count + 1] = hi
-                count += 2
-            g += 2
-            continue
-        starts[count] = lo
-        ends[count] = lo + group_lanes
-        count += 1
-        g += 1
-    return count, merged_bits, fired_xor
+    n_pairs = lanes_used // (2 * group_lanes)
+    if merge_xors.size == 0 or n_pairs == 0:
+        return 0, 0
+    if warp_scope:
+        fired = _merge_xor(addresses, i, mask, 0, lanes_used, merge_xors)
+        return ((1 << n_pairs) - 1 if fired else 0), fired
+    bits = 0
+    fired = 0
+    for p in range(n_pairs):
+        lo = 2 * p * group_lanes
+        x = _merge_xor(addresses, i, mask, lo, lo + 2 * group_lanes, merge_xors)
+        if x:
+            bits |= 1 << p
+            fired = x
+    return bits, fired
 
 
 @njit(cache=True, inline="always")
@@ -115,15 +97,24 @@ def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits
     for k in range(n_transactions * n_super):
         counts[k] = 0
     outside = seen.shape[0] - 1
-    for lane in range(lanes_used):
-        active = (mask >> lane) & 1
-        unit = addresses[i, lane] >> unit_shift if active else outside
-        t = lane >> group_shift
-        t &= ~((merged_bits >> (t >> 1)) & 1)
-        key = stamp + t
-        fresh = active if serialised else (seen[unit] != key) & active
-        seen[unit] = key
-        counts[t * n_super + (unit & (n_super - 1))] += fresh
+    if mask == FULL_MASK and merged_bits == 0 and not serialised:
+        for lane in range(lanes_used):
+            unit = addresses[i, lane] >> unit_shift
+            t = lane >> group_shift
+            key = stamp + t
+            fresh = seen[unit] != key
+            seen[unit] = key
+            counts[t * n_super + (unit & (n_super - 1))] += fresh
+    else:
+        for lane in range(lanes_used):
+            active = (mask >> lane) & 1
+            unit = addresses[i, lane] >> unit_shift if active else outside
+            t = lane >> group_shift
+            t &= ~((merged_bits >> (t >> 1)) & 1)
+            key = stamp + t
+            fresh = active if serialised else (seen[unit] != key) & active
+            seen[unit] = key
+            counts[t * n_super + (unit & (n_super - 1))] += fresh
     for t in range(n_transactions):
         top = 0
         for k in range(t * n_super, (t + 1) * n_super):
@@ -168,8 +159,6 @@ def _simulate_kernel(
         seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
         counts = np.zeros(MAX_TRANSACTIONS * 32, np.int32)
         best = np.zeros(MAX_TRANSACTIONS, np.int32)
-        starts = np.empty(MAX_TRANSACTIONS, np.int64)
-        ends = np.empty(MAX_TRANSACTIONS, np.int64)
         stamp = 0
         errors[c, 0] = -1
         errors[c, 1] = -1
@@ -182,11 +171,7 @@ def _simulate_kernel(
                 errors[c, 1] = lane
                 errors[c, 2] = code
                 break
-            bits = 0
-            if merge_xors.size > 0:
-                _, bits, _ = _transactions(
-                    addresses[i], mask, lanes_used, group_lanes, merge_xors, warp_scope, starts, ends
-                )
+            bits, _ = _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope)
             if stamp > 2**31 - 2 * MAX_TRANSACTIONS:
                 seen[:] = 0
                 stamp = 0
@@ -327,14 +312,20 @@ class SimulationResult:
         return int(self.masks[0] if self.masks.shape[0] == 1 else self.masks[i])
 
     def _transactions(self, i: int) -> tuple[list[tuple[int, int]], int]:
-        starts = np.empty(MAX_TRANSACTIONS, np.int64)
-        ends = np.empty(MAX_TRANSACTIONS, np.int64)
-        count, _, fired = _transactions(
-            self.addresses[i], self._mask(i), _lanes_used(self.op, self.matrices),
-            self.rule.lanes_per_transaction, np.asarray(self.rule.merge_xors, np.int64),
-            self.rule.merge_scope == "warp", starts, ends,
+        """Lane ranges of instruction i's transactions after merging, and the xor mask that merged."""
+        lanes = _lanes_used(self.op, self.matrices)
+        size = self.rule.lanes_per_transaction
+        bits, fired = _merged_pairs(
+            self.addresses, i, self._mask(i), lanes, size,
+            np.asarray(self.rule.merge_xors, np.int64), self.rule.merge_scope == "warp",
         )
-        return [(int(starts[t]), int(ends[t])) for t in range(count)], int(fired)
+        ranges = []
+        for lo in range(0, lanes, size):
+            if (lo // size) % 2 == 1 and (bits >> (lo // size // 2)) & 1:
+                ranges[-1] = (ranges[-1][0], lo + size)
+            else:
+                ranges.append((lo, lo + size))
+        return ranges, int(fired)
 
     def bank_map(self, i: int = 0) -> BankMap:
         """The per-bank picture of instruction ``i``: lanes and 4-byte words in every bank."""
