@@ -84,12 +84,17 @@ def register(app: typer.Typer) -> None:
         all_warps: Annotated[bool, typer.Option(help="List every warp in the text report.")] = False,
         bank_map: Annotated[bool, typer.Option(
             help="Show the engine's bank map of each example instruction.")] = False,
+        trace: Annotated[str | None, typer.Option(
+            help="A trace of this kernel (traces/*.json): compare the source with the SASS.")] = None,
+        launch: Annotated[int | None, typer.Option(help="With --trace: the launch index to use.")] = None,
         line: Annotated[list[int] | None, typer.Option(
             help="Report only the access sites on this line (repeatable).")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
         from bankism.explain import ExplainOptions, SnapshotRequest, explain, render
 
+        if launch is not None and trace is None:
+            raise BankismError("--launch needs --trace FILE")
         if when and snapshot is None:
             raise BankismError("--when needs --snapshot LINE")
         indices = block_index or []
@@ -105,6 +110,8 @@ def register(app: typer.Typer) -> None:
             snapshot=SnapshotRequest(snapshot, _when(when or [])) if snapshot is not None else None,
             dynamic_shared=dynamic_smem,
             arch=arch,
+            trace=trace,
+            trace_launch=launch,
         )
         source = _read(path)
         try:
@@ -116,6 +123,8 @@ def register(app: typer.Typer) -> None:
                                f"{error}); please report it with the kernel") from None
         if line:
             report["sites"] = _only_lines(report["sites"], line)
+            if report.get("trace"):
+                report["trace"]["lines"] = [e for e in report["trace"]["lines"] if e["line"] in line]
         if as_json:
             print(json.dumps(report, indent=1))
         else:

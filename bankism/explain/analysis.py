@@ -33,6 +33,8 @@ class ExplainOptions:
     snapshot: SnapshotRequest | None = None
     dynamic_shared: int | None = None
     arch: str = "sm_90"
+    trace: str | None = None
+    trace_launch: int | None = None
 
 
 @dataclass
@@ -75,16 +77,29 @@ class Analysis:
     template: dict[str, int | str] = field(default_factory=dict)
     parameters: dict[str, int | float | None] = field(default_factory=dict)
     launches: int = 0
+    trace_launch: object = None
 
 
 def analyze(source: str, filename: str, options: ExplainOptions) -> Analysis:
     """Interpret the kernel in ``source`` for the asked-for blocks and collect its accesses."""
     bankism.get_arch(options.arch)
     program = _program(source, filename, options.defines)
+    chosen = None
+    shape_given = options.grid is not None or options.block is not None
+    if options.trace is not None:
+        from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
+
+        names = list(dict.fromkeys(k.name for k in program.kernels))
+        chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
+        name = options.kernel or kernel_base_name(chosen.launch["kernel"])
+        kernel = _choose_kernel(program, name, filename)
+        options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
     launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
+    if chosen is not None and not shape_given:
+        origin = f"launch {chosen.launch['index']} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
     blocks = _blocks(options, grid)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)
@@ -109,7 +124,7 @@ def analyze(source: str, filename: str, options: ExplainOptions) -> Analysis:
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
         _template_display(first), {p.name: param_values.get(p.name) for p in kernel.params
                                    if p.type.pointers == 0 and not p.type.dims},
-        sum(1 for launch in program.launches if launch.kernel == kernel.name),
+        sum(1 for launch in program.launches if launch.kernel == kernel.name), chosen,
     )
 
 

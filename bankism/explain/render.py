@@ -17,6 +17,9 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
     if not report["sites"]:
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
+    if report.get("trace"):
+        lines.append("")
+        lines.extend(render_trace(report["trace"]))
     if report.get("snapshot"):
         lines.append("")
         lines.extend(render_snapshot(report["snapshot"], report["bank_geometry"]))
@@ -148,6 +151,50 @@ def _run_text(addresses: list, elements: list, first: int, last: int, step: int)
         return f"{lanes} -> {elements[first]} (byte {addresses[first]}, all the same address)"
     return (f"{lanes} -> {elements[first]}..{elements[last]} (bytes {addresses[first]}..{addresses[last]}, "
             f"step {step})")
+
+
+# --- trace comparison --------------------------------------------------------------------
+
+
+def render_trace(trace: dict) -> list[str]:
+    """Source-level sites next to the trace's SASS sites, line by line, and launch totals."""
+    env = trace["environment"]
+    where = ", ".join(f"{k} {v}" for k, v in env.items() if v)
+    scale = trace["totals"]["scale"]
+    lines = [
+        f"compared with {trace['file']}, launch {trace['launch']}: {trace['kernel']}"
+        + (f" ({where})" if where else ""),
+        f"  blocks recorded: {trace['blocks_recorded']} of {trace['blocks_total']}"
+        + (f"; launch totals below are scaled by {scale:g}" if scale != 1 else ""),
+    ]
+    for entry in trace["lines"]:
+        lines.append(f"  line {entry['line']}: {entry['note']}")
+        source = "; ".join(f"{s['op']} {s['width']} B {s['array']}: {_counts(s)}" for s in entry["source"])
+        sass = "; ".join(f"{s['sass'] or s['op']} ({s['width']} B): {_counts(s)}" for s in entry["sass"])
+        lines.append(f"           source: {source or 'none'}")
+        lines.append(f"           SASS:   {sass or 'none'}")
+    totals = trace["totals"]
+    for op_class in ("ld", "st", "atom"):
+        source, sass = totals["source"][op_class], totals["sass"][op_class]
+        measured = (totals["measured"] or {}).get(op_class)
+        if not any(source.values()) and not any(sass.values()) and not (measured and any(measured.values())):
+            continue
+        parts = []
+        for metric in ("instructions", "wavefronts", "conflicts"):
+            ncu = "not measured" if measured is None else _number(measured[metric])
+            predicted = f"source {_number(source[metric])}, SASS {_number(sass[metric])}"
+            parts.append(f"{metric}: {predicted}, ncu {ncu}")
+        lines.append(f"  launch totals ({op_class}): " + "; ".join(parts))
+    return lines
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _counts(site: dict) -> str:
+    return (f"{site['instructions']} instr., {site['wavefronts']} wavefronts, ideal {site['ideal']}, "
+            f"{site['conflicts']} conflicts")
 
 
 # --- snapshot ----------------------------------------------------------------------------

@@ -43,6 +43,10 @@ def build_report(analysis: Analysis) -> dict:
         "sites": [_site_report(analysis, site) for site in analysis.sites],
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
+    if analysis.trace_launch is not None:
+        from bankism.explain.against_trace import compare
+
+        report["trace"] = compare(analysis, report, analysis.trace_launch)
     return report
 
 

@@ -1,0 +1,225 @@
+"""Explain's source-level accesses next to a measured trace of the same kernel: per source
+line, the accesses as written against the SASS instructions the compiler issued (with
+the engine's counts on the recorded addresses), whether the interpreted addresses equal
+the recorded ones, and the launch totals against Nsight Compute's counters."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from bankism.analyze import CLASSES, METRICS, OP_CLASS, LaunchReport, analyze_launch
+from bankism.errors import BankismError
+from bankism.explain.analysis import Analysis, ExplainOptions
+from bankism.traceio import Trace, open_trace
+
+_HASH_SEED = np.uint64(0xCBF29CE484222325)
+_FNV_PRIME = np.uint64(0x100000001B3)
+
+
+@dataclass
+class TraceLaunch:
+    """The trace launch explain is compared with, and what it fixes in the options."""
+
+    trace: Trace
+    launch: dict
+    template: list[str]
+
+
+def kernel_base_name(demangled: str) -> str:
+    """``matmul32`` from ``void matmul32<1>(float const*, ...)``."""
+    head = demangled.split("(")[0].strip()
+    depth, cut = 0, len(head)
+    for i, ch in enumerate(head):
+        if ch == "<":
+            if depth == 0:
+                cut = min(cut, i)
+            depth += 1
+        elif ch == ">":
+            depth -= 1
+    return head[:cut].split()[-1].split("::")[-1] if head[:cut].split() else head[:cut]
+
+
+def template_arguments(demangled: str) -> list[str]:
+    """The template arguments of a demangled kernel name (``["1"]`` for ``matmul32<1>(...)``)."""
+    head = demangled.split("(")[0]
+    match = re.search(r"<(.*)>\s*$", head)
+    if not match:
+        return []
+    parts, depth, current = [], 0, ""
+    for ch in match.group(1):
+        if ch == "," and depth == 0:
+            parts.append(current.strip())
+            current = ""
+            continue
+        depth += (ch == "<") - (ch == ">")
+        current += ch
+    parts.append(current.strip())
+    return [re.sub(r"^\((?:unsigned |signed )?\w+\)", "", p).rstrip("uUlL") or p for p in parts]
+
+
+def open_launch(path: str, kernels: list[str], wanted: str | None, index: int | None) -> TraceLaunch:
+    """The launch of ``path`` to compare with: ``index``, else the one launch of the kernel."""
+    trace = open_trace(path)
+    if index is not None:
+        return TraceLaunch(trace, trace.launch(index), template_arguments(trace.launch(index)["kernel"]))
+    names = [wanted] if wanted else kernels
+    matching = [launch for launch in trace.launches if kernel_base_name(launch["kernel"]) in names]
+    if not matching:
+        found = ", ".join(sorted({kernel_base_name(launch["kernel"]) for launch in trace.launches}))
+        raise BankismError(f"{path}: no launch of {' or '.join(names)} (it has {found or 'no launches'})")
+    if len({kernel_base_name(launch["kernel"]) for launch in matching}) > 1:
+        raise BankismError(f"{path}: launches of several kernels of the file; choose one with --kernel NAME")
+    if len(matching) > 1:
+        indices = ", ".join(str(launch["index"]) for launch in matching)
+        raise BankismError(f"{path}: {len(matching)} launches of {kernel_base_name(matching[0]['kernel'])} "
+                           f"(indices {indices}); choose one with --launch N")
+    launch = matching[0]
+    return TraceLaunch(trace, launch, template_arguments(launch["kernel"]))
+
+
+def options_for(options: ExplainOptions, chosen: TraceLaunch, template_names: list[str]) -> ExplainOptions:
+    """The options that make explain run what the trace recorded: its grid, block, recorded
+    blocks and template arguments, unless the user gave them."""
+    launch = chosen.launch
+    defines = dict(options.defines)
+    for name, value in zip(template_names, chosen.template, strict=False):
+        defines.setdefault(name, value)
+    blocks = launch["blocks_recorded"]
+    return replace(
+        options,
+        kernel=options.kernel or kernel_base_name(launch["kernel"]),
+        grid=options.grid or tuple(launch["grid"]),
+        block=options.block or tuple(launch["block"]),
+        block_indices=options.block_indices or (None if blocks == "all" else [tuple(b) for b in blocks]),
+        all_blocks=options.all_blocks or (options.block_indices is None and blocks == "all"),
+        dynamic_shared=options.dynamic_shared if options.dynamic_shared is not None else int(
+            launch["shared_bytes"]["dynamic"]),
+        defines=defines,
+    )
+
+
+def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
+    """The comparison, as plain data (the ``trace`` member of the explain report)."""
+    trace, launch = chosen.trace, chosen.launch
+    sass = analyze_launch(trace, launch)
+    basename = os.path.basename(analysis.filename)
+    recorded = _recorded_rows(trace, launch)
+    lines = sorted({s["line"] for s in report["sites"]} | {
+        int(s.site["line"]) for s in sass.sites if s.site.get("line") and _same_file(s.site, basename)})
+    per_line = []
+    for line in lines:
+        source = [s for s in report["sites"] if s["line"] == line]
+        compiled = [s for s in sass.sites if s.site.get("line") == line and _same_file(s.site, basename)]
+        per_line.append(_line_entry(line, source, compiled, analysis, recorded))
+    return {
+        "file": str(trace.path),
+        "launch": int(launch["index"]),
+        "kernel": launch["kernel"],
+        "grid": list(launch["grid"]),
+        "block": list(launch["block"]),
+        "blocks_total": int(launch["blocks_total"]),
+        "blocks_recorded": sass.blocks_recorded,
+        "environment": {k: trace.doc["environment"].get(k) for k in ("gpu", "cuda", "ncu")},
+        "lines": per_line,
+        "totals": _totals(report, sass),
+    }
+
+
+def _same_file(site: dict, basename: str) -> bool:
+    file = site.get("file")
+    return file is None or os.path.basename(file) == basename
+
+
+def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysis,
+                recorded: dict[int, np.ndarray]) -> dict:
+    source_side = [{"op": s["op"], "width": s["width"], "array": s["shared_array"],
+                    "instructions": s["instructions"], "wavefronts": s["wavefronts"], "ideal": s["ideal"],
+                    "conflicts": s["conflicts"]} for s in source]
+    sass_side = [{"sass": s.site.get("sass"), "op": s.site["op"], "width": int(s.site["width"]),
+                  "instructions": s.executions, "wavefronts": s.wavefronts, "ideal": s.ideal,
+                  "conflicts": s.conflicts} for s in compiled]
+    shape = sorted((s["op"], s["width"], s["instructions"]) for s in source_side)
+    same = shape == sorted((s["op"], s["width"], s["instructions"]) for s in sass_side)
+    addresses = None
+    if same and source_side:
+        ours = _hashes([_site_rows(s) for s in analysis.sites if s.line == line])
+        theirs = _hashes([recorded[int(s.site["id"])] for s in compiled if int(s.site["id"]) in recorded])
+        addresses = bool(np.array_equal(ours, theirs))
+    return {"line": line, "source": source_side, "sass": sass_side, "same_instructions": same,
+            "same_addresses": addresses, "note": _note(source_side, sass_side, same, addresses)}
+
+
+def _note(source: list[dict], sass: list[dict], same: bool, addresses: bool | None) -> str:
+    """One sentence on how the compiled line differs from the source, from the counts alone."""
+    if same and addresses:
+        return ("compiled as written: the same instructions, and the recorded addresses equal the "
+                "interpreted ones")
+    if same:
+        return "the same instructions as written, but the recorded addresses differ from the interpreted ones"
+    if not sass:
+        return "no shared-memory instruction of the SASS is attributed to this line"
+    if not source:
+        return "the SASS attributes shared-memory instructions to this line; the source has none here"
+    parts = []
+    for op in ("load", "store", "atomic"):
+        ours = [s for s in source if s["op"] == op]
+        theirs = [s for s in sass if s["op"] == op]
+        if not ours and not theirs:
+            continue
+        ours_text = " + ".join(f"{s['instructions']} x {s['width']} B" for s in ours) or "none"
+        theirs_text = " + ".join(
+            f"{s['instructions']} x {s['width']} B ({s['sass']})" for s in theirs) or "none"
+        if ours_text != theirs_text:
+            parts.append(f"{op}s: source {ours_text}, SASS {theirs_text}")
+    return "compiled differently: " + "; ".join(parts)
+
+
+def _totals(report: dict, sass: LaunchReport) -> dict:
+    """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
+    what ncu measured."""
+    scale = sass.scale
+    source: dict[str, dict[str, float]] = {c: {m: 0.0 for m in METRICS} for c in CLASSES}
+    for site in report["sites"]:
+        totals = source[OP_CLASS[site["op"]]]
+        totals["instructions"] += site["instructions"] * scale
+        totals["wavefronts"] += site["wavefronts"] * scale
+        totals["conflicts"] += site["conflicts"] * scale
+    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}
+
+
+def _site_rows(site) -> np.ndarray:  # noqa: ANN001
+    """(block, warp, active mask, 32 addresses with inactive lanes 0) per warp-instruction."""
+    if not site.addresses:
+        return np.zeros((0, 37), np.int64)
+    addresses = np.concatenate(site.addresses)
+    active = np.concatenate(site.active)
+    warps = np.concatenate(site.warps)
+    blocks = np.asarray(site.blocks, np.int64).reshape(-1, 3)
+    masks = (active.astype(np.int64) << np.arange(32)).sum(axis=1)
+    return np.column_stack([blocks, warps, masks, np.where(active, addresses, 0)])
+
+
+def _recorded_rows(trace: Trace, launch: dict) -> dict[int, np.ndarray]:
+    rows: dict[int, list[np.ndarray]] = {}
+    for chunk in trace.chunks(launch):
+        lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(32)) & 1
+        table = np.column_stack([chunk.block.astype(np.int64), chunk.warp.astype(np.int64),
+                                 chunk.active.astype(np.int64),
+                                 np.where(lanes == 1, chunk.addresses.astype(np.int64), 0)])
+        for site_id in np.unique(chunk.site):
+            rows.setdefault(int(site_id), []).append(table[chunk.site == site_id])
+    return {k: np.concatenate(v) for k, v in rows.items()}
+
+
+def _hashes(tables: list[np.ndarray]) -> np.ndarray:
+    """A sorted 64-bit FNV-style hash per row: equal multisets of rows give equal arrays."""
+    rows = np.concatenate(tables) if tables else np.zeros((0, 37), np.int64)
+    hashed = np.full(rows.shape[0], _HASH_SEED, np.uint64)
+    with np.errstate(over="ignore"):
+        for column in rows.T.astype(np.uint64):
+            hashed = (hashed ^ column) * _FNV_PRIME
+    return np.sort(hashed)
