@@ -1,0 +1,61 @@
+"""Explain against the measured traces in traces/: for every trace of a kernel whose source
+is in traces/kernels/, the lines compiled as written must have the recorded addresses the
+interpreter computes, and where the whole kernel is compiled as written, explain's counts
+scaled to the launch must agree with Nsight Compute's under analyze's tolerance table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bankism.analyze import TOLERANCE
+from bankism.errors import BankismError
+from bankism.explain import ExplainOptions, explain
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _traces() -> list[tuple[Path, Path]]:
+    """(trace, kernel source) for each bankism trace whose program source is a kernel file."""
+    found = []
+    for path in sorted((ROOT / "traces").rglob("*.json")):
+        try:
+            with open(path, encoding="utf-8") as handle:
+                head = handle.read(4096)
+            if '"bankism-trace"' not in head:
+                continue
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        source = (doc.get("program") or {}).get("source")
+        if source and source.endswith(".cu") and (ROOT / source).exists():
+            found.append((path, ROOT / source))
+    return found
+
+
+TRACES = _traces()
+
+
+@pytest.mark.skipif(not TRACES, reason="no measured kernel traces in traces/ yet")
+@pytest.mark.parametrize(("trace", "source"), TRACES, ids=[t.name for t, _ in TRACES] or None)
+def test_explain_agrees_with_the_measured_trace(trace, source):
+    doc = json.loads(trace.read_text())
+    for launch in doc["launches"]:
+        try:
+            report = explain(source.read_text(), str(source),
+                             ExplainOptions(trace=str(trace), trace_launch=launch["index"]))
+        except BankismError as error:
+            pytest.skip(f"explain does not support this kernel: {error}")
+        compared = report["trace"]
+        for entry in compared["lines"]:
+            if entry["same_instructions"] and entry["source"]:
+                assert entry["same_addresses"], entry
+        as_written = all(e["same_instructions"] for e in compared["lines"])
+        measured = compared["totals"]["measured"]
+        if not as_written or measured is None:
+            continue
+        for op_class, metrics in compared["totals"]["source"].items():
+            for metric, allowance in TOLERANCE.items():
+                assert allowance.admits(measured[op_class][metric], metrics[metric]), (op_class, metric)
