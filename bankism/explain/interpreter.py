@@ -48,6 +48,9 @@ from bankism.explain.values import (
 )
 
 MAX_CALL_DEPTH = 32
+#: A loop that runs longer than this is reported instead of hanging the interpreter
+#: (about 10 s of interpretation for a small loop body).
+MAX_LOOP_ITERATIONS = 1 << 18
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
 _BUILTIN_VECTORS = ("threadIdx", "blockIdx", "blockDim", "gridDim")
 
@@ -628,12 +631,17 @@ class Machine:
         return self._live(out_then | out_else)
 
     def _loop(self, body: Callable[[Mask], Mask], condition: S.Expr | None, update: S.Expr | None,
-              mask: Mask, check_first: bool) -> Mask:
+              mask: Mask, check_first: bool, node: S.Stmt) -> Mask:
         """Shared loop driver: threads stay while the condition holds; break/continue are masks."""
         running = mask
         exited = np.zeros(self.threads, bool)
         first = True
+        iterations = 0
         while True:
+            iterations += 1
+            if iterations > MAX_LOOP_ITERATIONS:
+                raise Failure(node, f"this loop did not end after {MAX_LOOP_ITERATIONS} iterations "
+                                    "(an endless loop, or sizes to shrink with -D)")
             if condition is not None and (check_first or not first):
                 holds = self.truth(condition, running)
                 stay = running & holds
@@ -661,15 +669,16 @@ class Machine:
         try:
             if stmt.init is not None:
                 self.exec(stmt.init, mask)
-            return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, stmt.update, mask, True)
+            return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, stmt.update, mask, True,
+                              stmt)
         finally:
             self.frame.scopes.pop()
 
     def _while(self, stmt: S.While, mask: Mask) -> Mask:
-        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, True)
+        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, True, stmt)
 
     def _do_while(self, stmt: S.DoWhile, mask: Mask) -> Mask:
-        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, False)
+        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, False, stmt)
 
     def _return(self, stmt: S.Return, mask: Mask) -> Mask:
         frame = self.frame
