@@ -22,6 +22,7 @@ from bankism.commands import simulate_cmd  # noqa: E402
 simulate_cmd.register(app)
 from bankism.commands import analyze_cmd; analyze_cmd.register(app)  # noqa: E402, E702, I001
 from bankism.commands import advise_cmd; advise_cmd.register(app)  # noqa: E402, E702, I001
+from bankism.commands import capture; capture.register(app)  # noqa: E402, E702, I001
 from bankism.commands import explain_cmd; explain_cmd.register(app)  # noqa: E402, E702, I001
 # --- end of command modules ---
 

@@ -1,0 +1,217 @@
+"""`bankism trace`, `bankism profile` and `bankism ncu-import`: capture real programs on a GPU."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from bankism.errors import BankismError
+
+_PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+def _short(kernel: str, limit: int = 48) -> str:
+    return kernel if len(kernel) <= limit else kernel[: limit - 3] + "..."
+
+
+def _counter_text(counters: dict[str, Any] | None) -> str:
+    if not counters:
+        return "no counters"
+    parts = []
+    for kind in ("ld", "st", "atom"):
+        c = counters[kind]
+        if c["instructions"] or c["wavefronts"]:
+            parts.append(
+                f"{kind} {c['instructions']} inst / {c['wavefronts']} wavefronts / {c['conflicts']} conflicts"
+            )
+    return "; ".join(parts) or "no shared-memory instructions"
+
+
+def _launch_summary(launch: dict[str, Any]) -> str:
+    records = launch.get("records")
+    count = len(records["warp"]) if isinstance(records, dict) else "?"
+    blocks = launch["blocks_recorded"]
+    kept = "all blocks" if blocks == "all" else f"{len(blocks)} of {launch['blocks_total']} blocks"
+    return (
+        f"  launch {launch['index']}: {_short(launch['kernel'])} grid {launch['grid']} block "
+        f"{launch['block']}: "
+        f"{count} warp-instructions at {len(launch['sites'])} sites ({kept}); "
+        f"{_counter_text(launch.get('counters'))}"
+    )
+
+
+def _save_with_counters(doc: dict[str, Any], path: Path, ncu_version: str | None) -> None:
+    from bankism import traceio
+
+    if ncu_version:
+        doc["environment"]["ncu"] = ncu_version
+    traceio.save(doc, path)
+
+
+def _counters_only_doc(
+    profiled: list[Any], command: list[str] | None, source: str, env: dict[str, Any]
+) -> dict:
+    from bankism.ncu import counters_only_launch
+
+    where = f"`{shlex.join(command)}`" if command else source
+    return {
+        "format": "bankism-trace",
+        "version": 1,
+        "description": (
+            f"Counters-only trace from {where}: Nsight Compute's shared-memory counters per launch; no "
+            "addresses "
+            "were recorded (sites and records are empty). Launch indices are ncu's IDs."
+        ),
+        "environment": env,
+        "program": {"command": list(command or []), "source": None},
+        "launches": [counters_only_launch(p) for p in profiled],
+    }
+
+
+def _optional_nvcc() -> Path | None:
+    from bankism.tracing import find_nvcc
+
+    try:
+        return find_nvcc()
+    except BankismError:
+        return None
+
+
+def _csv_environment(profiled: list[Any], source: str) -> dict[str, Any]:
+    capability = next((p.compute_capability for p in profiled if p.compute_capability), None)
+    if not capability:
+        raise BankismError(f"{source}: no CC column: cannot tell which architecture the counters come from")
+    return {
+        "gpu": next((p.device for p in profiled if p.device), None),
+        "arch": "sm_" + capability.replace(".", ""),
+        "compute_capability": capability,
+        "driver": None,
+        "cuda": None,
+        "ncu": None,
+        "captured": None,
+        "tracer": None,
+    }
+
+
+Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
+KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searched in the kernel's name.")]
+
+
+def register(app: typer.Typer) -> None:
+    """Add the `trace`, `profile` and `ncu-import` commands to ``app``."""
+
+    @app.command("trace", context_settings=_PROGRAM_SETTINGS)
+    def trace_command(
+        output: Annotated[
+            Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")
+        ],
+        program: Program = None,
+        kernel: KernelRegex = None,
+        launch: Annotated[
+            list[int] | None,
+            typer.Option("--launch", help="Keep the N-th matching launch (0-based); repeatable."),
+        ] = None,
+        blocks: Annotated[str, typer.Option(help="all | first:K | x,y,z;x,y,z (at most 64 listed).")] = "all",
+        max_records: Annotated[int, typer.Option(help="Warp-instructions kept per launch.")] = 1_000_000,
+        source: Annotated[
+            str | None, typer.Option(help="Source file of the kernel, kept in the trace.")
+        ] = None,
+        description: Annotated[str | None, typer.Option(help="Text put first in the description.")] = None,
+        keep_raw: Annotated[Path | None, typer.Option(help="Also copy the tracer's raw output here.")] = None,
+        timeout: Annotated[
+            float | None, typer.Option(help="Stop the program after this many seconds.")
+        ] = None,
+    ) -> None:
+        """Run a CUDA program under the Sanitizer-API tracer and record its shared-memory accesses."""
+        from bankism.tracing import TraceOptions, trace_program
+
+        options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
+        doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
+        print(f"wrote {output}:")
+        for item in doc["launches"]:
+            print(_launch_summary(item))
+
+    @app.command("profile", context_settings=_PROGRAM_SETTINGS)
+    def profile_command(
+        program: Program = None,
+        output: Annotated[
+            Path | None,
+            typer.Option(
+                "-o", "--output", help="Trace whose matching launches get the counters (else a new one)."
+            ),
+        ] = None,
+        kernel: KernelRegex = None,
+        metric: Annotated[
+            list[str] | None, typer.Option(help="Extra ncu metric to collect; repeatable.")
+        ] = None,
+        csv_out: Annotated[
+            Path | None, typer.Option("--csv", help="Also save ncu's raw-page CSV here.")
+        ] = None,
+        details_out: Annotated[
+            Path | None, typer.Option("--details-csv", help="Also save ncu's details-page CSV here.")
+        ] = None,
+    ) -> None:
+        """Measure shared-memory instructions, wavefronts and bank conflicts of every launch with ncu."""
+        from bankism import ncu, traceio, tracing
+
+        command = list(program or [])
+        profiled = ncu.run_profile(command, metric or (), keep_csv=csv_out, keep_details=details_out)
+        selected = ncu.select_kernels(profiled, kernel)
+        if not selected:
+            raise BankismError(f"ncu profiled no launch of a kernel matching --kernel {kernel!r}")
+        version = tracing.ncu_version()
+        if output is not None and output.exists():
+            doc = traceio.load(output)
+            missing = ncu.fill_counters(doc, selected, str(output))
+            _save_with_counters(doc, output, version)
+            if missing:
+                print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
+        elif output is not None:
+            env = tracing.environment(_optional_nvcc(), None)
+            doc = _counters_only_doc(selected, command, "ncu", env)
+            _save_with_counters(doc, output, version)
+        else:
+            doc = {"launches": [ncu.counters_only_launch(p) for p in selected]}
+        if output is not None:
+            print(f"wrote {output}:")
+        for item in doc["launches"]:
+            print(
+                f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
+            )
+
+    @app.command("ncu-import")
+    def ncu_import_command(
+        report: Annotated[Path, typer.Argument(help="An `ncu --csv` export (raw page or details page).")],
+        into: Annotated[
+            Path | None, typer.Option(help="Trace whose matching launches get the counters.")
+        ] = None,
+        output: Annotated[
+            Path | None,
+            typer.Option("-o", "--output", help="Where to write (default: --into, or REPORT.json)."),
+        ] = None,
+        kernel: KernelRegex = None,
+    ) -> None:
+        """Read Nsight Compute's shared-memory counters from a CSV export into a trace."""
+        from bankism import ncu, traceio
+
+        profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
+        if not profiled:
+            raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
+        if into is not None:
+            doc = traceio.load(into)
+            missing = ncu.fill_counters(doc, profiled, str(report))
+            target = output or into
+            if missing:
+                print(f"note: no CSV launch matched trace launch(es) {missing}; their counters stay null")
+        else:
+            doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
+            target = output or report.with_suffix(".json")
+        traceio.save(doc, target)
+        print(f"wrote {target}:")
+        for item in doc["launches"]:
+            print(
+                f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
+            )

@@ -1,0 +1,396 @@
+"""Nsight Compute counters for shared memory: run ncu, parse its CSV exports, put counters into traces.
+
+A trace launch's ``counters`` are, for each of ``ld``, ``st`` and ``atom``, the executed shared-memory
+instructions (``smsp__sass_inst_executed_op_shared_*``), the wavefronts the LSU data pipe spent on them
+(``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``) and the bank conflicts ncu counts for them
+(``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*``). Both CSV layouts ncu writes are read: the
+raw page (one row per launch, one column per metric) and the default details page (one row per metric).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bankism.errors import BankismError
+
+COUNTER_KINDS = ("ld", "st", "atom")
+
+#: counters key -> trace field -> ncu metric.
+SHARED_METRICS: dict[str, dict[str, str]] = {
+    kind: {
+        "instructions": f"smsp__sass_inst_executed_op_shared_{kind}.sum",
+        "wavefronts": f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum",
+        "conflicts": f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{kind}.sum",
+    }
+    for kind in COUNTER_KINDS
+}
+
+#: Launch facts read with the counters, to fill counters-only traces and to check matches.
+LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
+
+_UNIT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_LOG_PREFIX = re.compile(r"^==(PROF|WARNING|ERROR|INFO)==")
+
+
+def all_metrics(extra: Sequence[str] = ()) -> list[str]:
+    """Every metric `bankism profile` asks ncu for."""
+    names = [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()]
+    return names + list(LAUNCH_METRICS) + [m for m in extra if m not in names]
+
+
+@dataclass
+class NcuLaunch:
+    """One profiled kernel launch: ncu's ID, kernel name, launch shape and metric values."""
+
+    id: int
+    kernel: str
+    grid: tuple[int, int, int] | None = None
+    block: tuple[int, int, int] | None = None
+    metrics: dict[str, float] = field(default_factory=dict)
+    demangled: str | None = None
+    device: str | None = None  # the GPU's name (raw page only: device__attribute_display_name)
+    compute_capability: str | None = None
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every name ncu gave the kernel (as exported, and demangled when known)."""
+        return tuple(dict.fromkeys(n for n in (self.kernel, self.demangled) if n))
+
+    def counters(self) -> dict[str, dict[str, int]] | None:
+        """The trace's counters block, or None when a counter metric is missing."""
+        out: dict[str, dict[str, int]] = {}
+        for kind in COUNTER_KINDS:
+            values = {name: self.metrics.get(metric) for name, metric in SHARED_METRICS[kind].items()}
+            if any(value is None for value in values.values()):
+                return None
+            out[kind] = {name: int(round(value)) for name, value in values.items()}
+        return out
+
+
+def parse_number(text: str, unit: str = "") -> float | None:
+    """A metric value as ncu prints it ('16,384', '1.5', 'n/a'), scaled by a K/M/G unit prefix."""
+    cleaned = text.strip().replace(",", "")
+    if not cleaned or cleaned.lower() in ("n/a", "nan", "-"):
+        return None
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    unit = unit.strip()
+    if len(unit) >= 1 and unit[0] in _UNIT_PREFIX and not unit.lower().startswith(("byte", "bit")):
+        rest = unit[1:]
+        if rest == "" or rest.isalpha() and rest.islower():
+            value *= _UNIT_PREFIX[unit[0]]
+    return value
+
+
+def parse_dim3(text: str) -> tuple[int, int, int] | None:
+    """'(16, 16, 1)' as (16, 16, 1)."""
+    numbers = [int(n) for n in re.findall(r"\d+", text or "")]
+    if not numbers:
+        return None
+    x, y, z = (numbers + [1, 1, 1])[:3]
+    return x, y, z
+
+
+def _csv_rows(text: str, source: str) -> list[list[str]]:
+    lines = [line for line in text.splitlines() if line.strip() and not _LOG_PREFIX.match(line)]
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith('"ID"')), None)
+    if start is None:
+        raise BankismError(f'{source}: not an ncu CSV export (no header row starting with "ID")')
+    return list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+
+
+def _launch_id(row: dict[str, str]) -> int | None:
+    text = (row.get("ID") or "").strip()
+    return int(text) if text.isdigit() else None
+
+
+def _new_launch(launch_id: int, row: dict[str, str]) -> NcuLaunch:
+    return NcuLaunch(
+        launch_id,
+        row.get("Kernel Name", ""),
+        parse_dim3(row.get("Grid Size", "")),
+        parse_dim3(row.get("Block Size", "")),
+        device=row.get("device__attribute_display_name") or None,
+        compute_capability=row.get("CC") or None,
+    )
+
+
+def _parse_raw(rows: list[list[str]]) -> list[NcuLaunch]:
+    header = rows[0]
+    units: dict[str, str] = {}
+    launches = []
+    for values in rows[1:]:
+        row = dict(zip(header, values, strict=False))
+        launch_id = _launch_id(row)
+        if launch_id is None:
+            units = {k: v for k, v in row.items() if k and v}
+            continue
+        launch = _new_launch(launch_id, row)
+        for name, value in row.items():
+            if "__" in name:
+                number = parse_number(value, units.get(name, ""))
+                if number is not None:
+                    launch.metrics[name] = number
+        launches.append(launch)
+    return launches
+
+
+def _parse_details(rows: list[list[str]]) -> list[NcuLaunch]:
+    header = rows[0]
+    by_id: dict[int, NcuLaunch] = {}
+    for values in rows[1:]:
+        row = dict(zip(header, values, strict=False))
+        launch_id = _launch_id(row)
+        if launch_id is None:
+            continue
+        launch = by_id.get(launch_id)
+        if launch is None:
+            launch = by_id[launch_id] = _new_launch(launch_id, row)
+        number = parse_number(row.get("Metric Value", ""), row.get("Metric Unit", ""))
+        if number is not None and row.get("Metric Name"):
+            launch.metrics[row["Metric Name"]] = number
+    return [by_id[i] for i in sorted(by_id)]
+
+
+def parse_csv(text: str, source: str = "ncu CSV") -> list[NcuLaunch]:
+    """Launches of an ``ncu --csv`` export, raw page or details page, in ID order."""
+    rows = _csv_rows(text, source)
+    header = rows[0]
+    if "Metric Name" in header and "Metric Value" in header:
+        launches = _parse_details(rows)
+    else:
+        launches = _parse_raw(rows)
+    if not launches:
+        raise BankismError(f"{source}: the ncu export holds no profiled launch")
+    return launches
+
+
+def read_csv(path: str | Path) -> list[NcuLaunch]:
+    """``parse_csv`` of a file, with a one-line error when it cannot be read."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        raise BankismError(f"{path}: no such file") from None
+    except OSError as error:
+        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
+    return parse_csv(text, str(path))
+
+
+# ---------------------------------------------------------------------------------------------
+# Running ncu
+# ---------------------------------------------------------------------------------------------
+
+
+def find_ncu() -> str:
+    """The ncu executable on PATH, or a one-line error."""
+    ncu = shutil.which("ncu")
+    if not ncu:
+        raise BankismError("ncu not found: bankism profile needs Nsight Compute's ncu on PATH")
+    return ncu
+
+
+def profile_command(ncu: str, command: Sequence[str], report: Path, metrics: Sequence[str]) -> list[str]:
+    """ncu's command line: every kernel launch of the program, the given metrics, into ``report``."""
+    return [
+        ncu,
+        "--metrics",
+        ",".join(metrics),
+        "--target-processes",
+        "all",
+        "-f",
+        "-o",
+        str(report),
+        *command,
+    ]
+
+
+def export_command(ncu: str, report: Path, page: str = "raw", names: str = "mangled") -> list[str]:
+    """ncu's command line exporting a report as CSV with unscaled units and the given kernel names."""
+    return [
+        ncu,
+        "--import",
+        str(report),
+        "--csv",
+        "--page",
+        page,
+        "--print-units",
+        "base",
+        "--print-kernel-base",
+        names,
+    ]
+
+
+def _export(ncu: str, report: Path, page: str, names: str) -> str:
+    """A CSV export of the report; without the naming/unit options if this ncu does not know them."""
+    done = subprocess.run(
+        export_command(ncu, report, page, names), capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        plain = [ncu, "--import", str(report), "--csv", "--page", page]
+        done = subprocess.run(plain, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise BankismError(f"ncu --import failed: {(done.stderr or done.stdout).strip()[:200]}")
+    return done.stdout
+
+
+def run_profile(
+    command: Sequence[str],
+    extra_metrics: Sequence[str] = (),
+    keep_csv: Path | None = None,
+    keep_report: Path | None = None,
+    keep_details: Path | None = None,
+) -> list[NcuLaunch]:
+    """Profile every kernel launch of ``command`` with ncu; ncu's ID is then the launch's index."""
+    if not command:
+        raise BankismError("no program given: put it after --, e.g. bankism profile -- ./app")
+    ncu = find_ncu()
+    with tempfile.TemporaryDirectory(prefix="bankism-ncu-") as scratch:
+        report = Path(scratch) / "report.ncu-rep"
+        done = subprocess.run(profile_command(ncu, command, report, all_metrics(extra_metrics)), check=False)
+        if done.returncode != 0:
+            raise BankismError(f"ncu exited with code {done.returncode} profiling {' '.join(command)}")
+        if not report.is_file():
+            raise BankismError(f"ncu profiled no kernel launch of {' '.join(command)}")
+        exported = _export(ncu, report, "raw", "mangled")
+        launches = parse_csv(exported, "ncu --import")
+        demangled = {
+            p.id: p.kernel for p in parse_csv(_export(ncu, report, "raw", "demangled"), "ncu --import")
+        }
+        for launch in launches:
+            launch.demangled = demangled.get(launch.id)
+        if keep_csv is not None:
+            Path(keep_csv).write_text(exported, encoding="utf-8")
+        if keep_details is not None:
+            Path(keep_details).write_text(_export(ncu, report, "details", "demangled"), encoding="utf-8")
+        if keep_report is not None:
+            shutil.copyfile(report, keep_report)
+        return launches
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching ncu launches with trace launches
+# ---------------------------------------------------------------------------------------------
+
+
+def base_name(kernel: str) -> str:
+    """The bare function name of a (demangled) kernel signature: 'void ns::f<1>(int*)' -> 'f'."""
+    depth, cut = 0, len(kernel)
+    for i, char in enumerate(kernel):  # the parameter list: the first '(' outside template arguments
+        depth += {"<": 1, ">": -1}.get(char, 0)
+        if char == "(" and depth == 0:
+            cut = i
+            break
+    head = kernel[:cut].strip()
+    if head.endswith(">"):  # drop the template argument list
+        depth = 0
+        for i in range(len(head) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(head[i], 0)
+            if depth == 0:
+                head = head[:i]
+                break
+    words = head.split()
+    return words[-1].split("::")[-1] if words else kernel
+
+
+def names_match(ncu_name: str, launch: dict[str, Any]) -> bool:
+    """Whether ncu's kernel name (mangled, demangled or bare) names the trace launch's kernel."""
+    kernel, mangled = launch.get("kernel") or "", launch.get("mangled") or ""
+    if ncu_name in (kernel, mangled):
+        return True
+    return bool(ncu_name) and not ncu_name.startswith("_Z") and base_name(ncu_name) == base_name(kernel)
+
+
+def _same_kernel(profiled: NcuLaunch, launch: dict[str, Any]) -> bool:
+    return any(names_match(name, launch) for name in profiled.names) and _shape_matches(profiled, launch)
+
+
+def _shape_matches(ncu_launch: NcuLaunch, launch: dict[str, Any]) -> bool:
+    grid_ok = ncu_launch.grid is None or list(ncu_launch.grid) == list(launch["grid"])
+    block_ok = ncu_launch.block is None or list(ncu_launch.block) == list(launch["block"])
+    return grid_ok and block_ok
+
+
+def match_launches(launches: list[dict[str, Any]], profiled: list[NcuLaunch]) -> dict[int, NcuLaunch]:
+    """For each trace launch index, its ncu launch: same ID (= launch index) when the names agree,
+    otherwise the next unused profiled launch of the same kernel and shape, in order."""
+    by_id = {p.id: p for p in profiled}
+    used: set[int] = set()
+    matched: dict[int, NcuLaunch] = {}
+    for launch in launches:
+        candidate = by_id.get(launch["index"])
+        if candidate and _same_kernel(candidate, launch):
+            matched[launch["index"]] = candidate
+            used.add(candidate.id)
+    for launch in launches:
+        if launch["index"] in matched:
+            continue
+        for candidate in profiled:
+            if candidate.id not in used and _same_kernel(candidate, launch):
+                matched[launch["index"]] = candidate
+                used.add(candidate.id)
+                break
+    return matched
+
+
+def fill_counters(doc: dict[str, Any], profiled: list[NcuLaunch], source: str) -> list[int]:
+    """Write counters into the trace's matching launches; returns the indices that got none."""
+    matched = match_launches(doc["launches"], profiled)
+    missing = []
+    for launch in doc["launches"]:
+        found = matched.get(launch["index"])
+        counters = found.counters() if found else None
+        if counters is None:
+            missing.append(launch["index"])
+            continue
+        launch["counters"] = counters
+        launch["counters_scope"] = "launch"
+    if len(missing) == len(doc["launches"]):
+        raise BankismError(
+            f"{source}: no profiled launch matches a launch of the trace (by index, name and shape)"
+        )
+    return missing
+
+
+def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
+    """A trace launch holding only ncu's counters (no sites, no records)."""
+    grid = list(profiled.grid or (1, 1, 1))
+    block = list(profiled.block or (1, 1, 1))
+    return {
+        "index": profiled.id,
+        "kernel": profiled.demangled or profiled.kernel or f"launch {profiled.id}",
+        "mangled": profiled.kernel if profiled.demangled else None,
+        "grid": grid,
+        "block": block,
+        "shared_bytes": {
+            "static": int(profiled.metrics.get("launch__shared_mem_per_block_static", 0)),
+            "dynamic": int(profiled.metrics.get("launch__shared_mem_per_block_dynamic", 0)),
+        },
+        "blocks_total": grid[0] * grid[1] * grid[2],
+        "blocks_recorded": "all",
+        "sites": [],
+        "records": {"block": [], "warp": [], "site": [], "active": [], "addresses": []},
+        "counters": profiled.counters(),
+        "counters_scope": "launch",
+    }
+
+
+def select_kernels(profiled: list[NcuLaunch], kernel: str | None) -> list[NcuLaunch]:
+    """The profiled launches whose kernel name matches ``kernel`` (a regex searched in the name)."""
+    if not kernel:
+        return profiled
+    try:
+        pattern = re.compile(kernel)
+    except re.error as error:
+        raise BankismError(f"--kernel {kernel!r} is not a valid regular expression: {error}") from None
+    return [p for p in profiled if any(pattern.search(name) for name in p.names)]

@@ -1,0 +1,507 @@
+// bankism tracer: a CUDA injection library (load it with CUDA_INJECTION64_PATH) that records, for the
+// kernel launches it is told to trace, every warp-instruction that reads, writes or updates shared memory.
+//
+// It subscribes to the Sanitizer API's resource and launch callbacks. Every module that loads is written
+// out as a cubin (so the Python side can disassemble it) and patched: shared-memory accesses call
+// bankism_shared_access, ldmatrix/stmatrix call bankism_matrix_access (tracer_patches.cu). Each launch gets
+// a TraceControl in device memory; after a traced launch the records are copied back and written to
+// launch_<index>.bin, and one JSON line per module and launch goes to manifest.jsonl.
+//
+// Settings (environment variables, set by bankism/tracing.py; BANKISM_TRACE_DEBUG=1 logs to stderr):
+//   BANKISM_TRACE_DIR          output directory (required)
+//   BANKISM_TRACE_PATCHES      the patch fatbin built from tracer_patches.cu (required)
+//   BANKISM_TRACE_KERNEL       ECMAScript regex searched in the demangled and the mangled kernel name
+//   BANKISM_TRACE_LAUNCHES     comma-separated indices among the launches that match the regex (default all)
+//   BANKISM_TRACE_BLOCKS       all | first:K | x,y,z;x,y,z;...  (blocks whose accesses are recorded)
+//   BANKISM_TRACE_MAX_RECORDS  warp-instructions kept per launch (default 1000000)
+#include <cxxabi.h>
+#include <dlfcn.h>
+#include <sanitizer.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tracer_records.h"
+
+namespace {
+
+struct Options {
+    std::string directory;
+    std::string patches;
+    bool has_kernel_regex = false;
+    std::regex kernel_regex;
+    std::set<unsigned long long> launches;
+    uint32_t block_mode = BLOCKS_ALL;
+    uint32_t block_limit = 0;
+    std::vector<uint32_t> selected;
+    unsigned long long max_records = 1000000ULL;
+};
+
+struct ContextState {
+    bool patches_loaded = false;
+    TraceControl* disabled = nullptr;  // control block handed to launches that are not traced
+    RawRecord* records = nullptr;      // record buffer, allocated at the first traced launch
+    TraceControl* control = nullptr;
+    TraceControl host_disabled;        // host sources of the asynchronous copies: they must outlive the call
+    TraceControl host_control;
+};
+
+struct PendingLaunch {
+    unsigned long long index;
+    bool traced;
+    CUcontext context;
+    Sanitizer_StreamHandle stream;
+    int module_id;
+    std::string mangled;
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t cluster[3];
+    int static_shared;
+    uint64_t function_pc;
+    uint64_t function_size;
+};
+
+std::recursive_mutex g_mutex;
+std::once_flag g_once;
+int g_init_result = 1;
+Options g_options;
+bool g_ready = false;
+bool g_debug = false;
+thread_local bool t_in_callback = false;  // set while a callback runs: calls we make may call back
+FILE* g_manifest = nullptr;
+std::map<CUcontext, ContextState> g_contexts;
+std::map<CUmodule, int> g_modules;
+std::map<Sanitizer_LaunchHandle, PendingLaunch> g_pending;
+unsigned long long g_launch_counter = 0;
+unsigned long long g_matching_counter = 0;
+
+std::string json_string(const std::string& text)
+{
+    std::string out = "\"";
+    for (unsigned char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += (char)c;
+        } else if (c < 0x20) {
+            char buffer[8];
+            snprintf(buffer, sizeof(buffer), "\\u%04x", c);
+            out += buffer;
+        } else {
+            out += (char)c;
+        }
+    }
+    return out + "\"";
+}
+
+void write_line(const std::string& line)
+{
+    if (g_manifest == nullptr) return;
+    fputs(line.c_str(), g_manifest);
+    fputc('\n', g_manifest);
+    fflush(g_manifest);
+}
+
+void report(const char* event, const std::string& what, SanitizerResult result)
+{
+    const char* text = "";
+    sanitizerGetResultString(result, &text);
+    std::string message = what + ": " + (text ? text : "") + " (" + std::to_string((int)result) + ")";
+    fprintf(stderr, "bankism tracer: %s: %s\n", event, message.c_str());
+    write_line(std::string("{\"event\": \"") + event + "\", \"message\": " + json_string(message) + "}");
+}
+
+// A failed call that makes the trace wrong or incomplete: the Python side refuses to write a trace.
+bool check(SanitizerResult result, const std::string& what)
+{
+    if (result == SANITIZER_SUCCESS) return true;
+    report("error", what, result);
+    return false;
+}
+
+// A failed call the trace can do without (it is noted, and the trace written).
+bool check_optional(SanitizerResult result, const std::string& what)
+{
+    if (result == SANITIZER_SUCCESS) return true;
+    report("warning", what, result);
+    return false;
+}
+
+std::string demangle(const std::string& mangled)
+{
+    int status = 0;
+    char* text = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+    if (status != 0 || text == nullptr) return mangled;
+    std::string result(text);
+    free(text);
+    return result;
+}
+
+std::vector<std::string> split(const std::string& text, char separator)
+{
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (start <= text.size()) {
+        size_t end = text.find(separator, start);
+        if (end == std::string::npos) end = text.size();
+        if (end > start) parts.push_back(text.substr(start, end - start));
+        start = end + 1;
+    }
+    return parts;
+}
+
+bool parse_blocks(const std::string& text, Options& options)
+{
+    if (text.empty() || text == "all") return true;
+    if (text.rfind("first:", 0) == 0) {
+        options.block_mode = BLOCKS_FIRST;
+        options.block_limit = (uint32_t)strtoul(text.c_str() + 6, nullptr, 10);
+        return true;
+    }
+    options.block_mode = BLOCKS_LIST;
+    for (const std::string& item : split(text, ';')) {
+        std::vector<std::string> coords = split(item, ',');
+        if (coords.empty() || coords.size() > 3) return false;
+        for (size_t i = 0; i < 3; ++i)
+            options.selected.push_back(i < coords.size() ? (uint32_t)strtoul(coords[i].c_str(), nullptr, 10) : 0);
+    }
+    return options.selected.size() / 3 <= BANKISM_MAX_SELECTED_BLOCKS;
+}
+
+bool read_options(Options& options)
+{
+    const char* directory = getenv("BANKISM_TRACE_DIR");
+    const char* patches = getenv("BANKISM_TRACE_PATCHES");
+    if (directory == nullptr || patches == nullptr) {
+        fprintf(stderr, "bankism tracer: BANKISM_TRACE_DIR and BANKISM_TRACE_PATCHES must be set\n");
+        return false;
+    }
+    options.directory = directory;
+    options.patches = patches;
+    if (const char* regex = getenv("BANKISM_TRACE_KERNEL"); regex != nullptr && *regex) {
+        try {
+            options.kernel_regex = std::regex(regex, std::regex::ECMAScript);
+            options.has_kernel_regex = true;
+        } catch (const std::regex_error&) {
+            fprintf(stderr, "bankism tracer: bad BANKISM_TRACE_KERNEL regex %s\n", regex);
+            return false;
+        }
+    }
+    if (const char* launches = getenv("BANKISM_TRACE_LAUNCHES"); launches != nullptr)
+        for (const std::string& item : split(launches, ',')) options.launches.insert(strtoull(item.c_str(), nullptr, 10));
+    if (const char* blocks = getenv("BANKISM_TRACE_BLOCKS"); blocks != nullptr && !parse_blocks(blocks, options)) {
+        fprintf(stderr, "bankism tracer: bad BANKISM_TRACE_BLOCKS %s\n", blocks);
+        return false;
+    }
+    if (const char* records = getenv("BANKISM_TRACE_MAX_RECORDS"); records != nullptr && *records)
+        options.max_records = strtoull(records, nullptr, 10);
+    return true;
+}
+
+int static_shared_bytes(CUfunction function)
+{
+    using GetAttribute = CUresult (*)(int*, CUfunction_attribute, CUfunction);
+    static GetAttribute get_attribute = nullptr;
+    if (get_attribute == nullptr) {
+        void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+        if (driver != nullptr) get_attribute = (GetAttribute)dlsym(driver, "cuFuncGetAttribute");
+    }
+    int bytes = -1;
+    if (get_attribute == nullptr || get_attribute(&bytes, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, function) != CUDA_SUCCESS)
+        return -1;
+    return bytes;
+}
+
+ContextState& context_state(CUcontext context)
+{
+    ContextState& state = g_contexts[context];
+    if (!state.patches_loaded) {
+        state.patches_loaded = check(sanitizerAddPatchesFromFile(g_options.patches.c_str(), context),
+                                     "sanitizerAddPatchesFromFile " + g_options.patches);
+    }
+    return state;
+}
+
+void on_module_loaded(const Sanitizer_ResourceModuleData* data)
+{
+    const int id = (int)g_modules.size();
+    g_modules[data->module] = id;
+    const std::string name = "module_" + std::to_string(id) + ".cubin";
+    bool written = false;
+    if (data->pCubin != nullptr && data->cubinSize > 0) {
+        FILE* file = fopen((g_options.directory + "/" + name).c_str(), "wb");
+        if (file != nullptr) {
+            written = fwrite(data->pCubin, 1, data->cubinSize, file) == data->cubinSize;
+            fclose(file);
+        }
+    }
+    ContextState& state = context_state(data->context);
+    bool patched = state.patches_loaded &&
+                   check(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, data->module,
+                                                    "bankism_shared_access"), "patch shared-memory accesses");
+    const bool matrix = patched &&
+                        check_optional(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS,
+                                                                  data->module, "bankism_matrix_access"),
+                                       "patch ldmatrix/stmatrix accesses");
+    patched = patched && check(sanitizerPatchModule(data->module), "sanitizerPatchModule");
+    write_line("{\"event\": \"module\", \"id\": " + std::to_string(id) + ", \"cubin\": " +
+               (written ? json_string(name) : std::string("null")) + ", \"size\": " + std::to_string(data->cubinSize) +
+               ", \"patched\": " + (patched ? "true" : "false") + ", \"matrix_patched\": " +
+               (matrix ? "true" : "false") + "}");
+}
+
+bool launch_selected(const std::string& mangled, const std::string& demangled)
+{
+    if (g_options.has_kernel_regex && !std::regex_search(demangled, g_options.kernel_regex) &&
+        !std::regex_search(mangled, g_options.kernel_regex))
+        return false;
+    const unsigned long long matching = g_matching_counter++;
+    return g_options.launches.empty() || g_options.launches.count(matching) > 0;
+}
+
+TraceControl make_control(bool enabled, RawRecord* records)
+{
+    TraceControl control;
+    memset(&control, 0, sizeof(control));
+    control.enabled = enabled ? 1 : 0;
+    control.records = records;
+    control.capacity = enabled ? g_options.max_records : 0;
+    control.block_mode = g_options.block_mode;
+    control.block_limit = g_options.block_limit;
+    control.selected_count = (uint32_t)(g_options.selected.size() / 3);
+    for (size_t i = 0; i < g_options.selected.size(); ++i) control.selected[i] = g_options.selected[i];
+    return control;
+}
+
+bool prepare_buffers(ContextState& state, CUcontext context, Sanitizer_StreamHandle stream)
+{
+    if (state.disabled == nullptr) {
+        if (!check(sanitizerAlloc(context, (void**)&state.disabled, sizeof(TraceControl)), "sanitizerAlloc control"))
+            return false;
+        state.host_disabled = make_control(false, nullptr);
+        if (!check(sanitizerMemcpyHostToDeviceAsync(state.disabled, &state.host_disabled, sizeof(TraceControl), stream),
+                   "copy control"))
+            return false;
+    }
+    return true;
+}
+
+void collect_finished();
+
+void on_launch_begin(const Sanitizer_LaunchData* data)
+{
+    collect_finished();  // the previous traced launch's records leave the shared buffer before it is reused
+    PendingLaunch launch;
+    launch.index = g_launch_counter++;
+    launch.context = data->context;
+    launch.stream = data->hStream;
+    launch.mangled = data->functionName ? data->functionName : "";
+    auto module = g_modules.find(data->module);
+    launch.module_id = module == g_modules.end() ? -1 : module->second;
+    launch.grid[0] = data->gridDim_x, launch.grid[1] = data->gridDim_y, launch.grid[2] = data->gridDim_z;
+    launch.block[0] = data->blockDim_x, launch.block[1] = data->blockDim_y, launch.block[2] = data->blockDim_z;
+    launch.cluster[0] = data->clusterDim_x, launch.cluster[1] = data->clusterDim_y, launch.cluster[2] = data->clusterDim_z;
+    launch.static_shared = static_shared_bytes(data->function);
+    launch.function_pc = 0;
+    launch.function_size = 0;
+    launch.traced = launch_selected(launch.mangled, demangle(launch.mangled));
+
+    ContextState& state = context_state(data->context);
+    if (!prepare_buffers(state, data->context, data->hStream)) launch.traced = false;
+    TraceControl* userdata = state.disabled;
+    if (launch.traced) {
+        if (state.records == nullptr &&
+            !check(sanitizerAlloc(data->context, (void**)&state.records, sizeof(RawRecord) * g_options.max_records),
+                   "sanitizerAlloc records (lower --max-records)"))
+            launch.traced = false;
+        if (launch.traced && state.control == nullptr &&
+            !check(sanitizerAlloc(data->context, (void**)&state.control, sizeof(TraceControl)), "sanitizerAlloc control"))
+            launch.traced = false;
+    }
+    if (launch.traced) {
+        state.host_control = make_control(true, state.records);
+        launch.traced = check(sanitizerMemcpyHostToDeviceAsync(state.control, &state.host_control,
+                                                               sizeof(TraceControl), data->hStream),
+                              "copy control");
+        if (launch.traced) userdata = state.control;
+        check_optional(sanitizerGetFunctionPcAndSize(data->module, launch.mangled.c_str(), &launch.function_pc,
+                                                     &launch.function_size),
+                       "sanitizerGetFunctionPcAndSize " + launch.mangled);
+    }
+    check(sanitizerSetLaunchCallbackData(data->hLaunch, data->function, data->hStream, userdata),
+          "sanitizerSetLaunchCallbackData");
+    g_pending[data->hLaunch] = launch;
+}
+
+std::string triple(const uint32_t* values)
+{
+    return "[" + std::to_string(values[0]) + ", " + std::to_string(values[1]) + ", " + std::to_string(values[2]) + "]";
+}
+
+std::string launch_line(const PendingLaunch& launch)
+{
+    return "{\"event\": \"launch\", \"index\": " + std::to_string(launch.index) +
+           ", \"mangled\": " + json_string(launch.mangled) + ", \"kernel\": " + json_string(demangle(launch.mangled)) +
+           ", \"module\": " + std::to_string(launch.module_id) + ", \"grid\": " + triple(launch.grid) +
+           ", \"block\": " + triple(launch.block) + ", \"cluster\": " + triple(launch.cluster) +
+           ", \"static_shared\": " + std::to_string(launch.static_shared) +
+           ", \"traced\": " + (launch.traced ? "true" : "false");
+}
+
+// Waits for a traced launch to finish, then copies its records out and writes them to launch_<index>.bin.
+void collect(const PendingLaunch& launch)
+{
+    ContextState& state = g_contexts[launch.context];
+    TraceControl control;
+    memset(&control, 0, sizeof(control));
+    bool ok = check(sanitizerStreamSynchronize(launch.stream), "synchronize the traced launch's stream") &&
+              check(sanitizerMemcpyDeviceToHost(&control, state.control, sizeof(control), launch.stream),
+                    "copy control back (did the kernel fail?)");
+    unsigned long long kept = ok ? (control.count < control.capacity ? control.count : control.capacity) : 0;
+    std::vector<RawRecord> records(kept);
+    if (ok && kept > 0)
+        ok = check(sanitizerMemcpyDeviceToHost(records.data(), state.records, sizeof(RawRecord) * kept, launch.stream),
+                   "copy records back");
+    const std::string name = "launch_" + std::to_string(launch.index) + ".bin";
+    if (ok) {
+        FILE* file = fopen((g_options.directory + "/" + name).c_str(), "wb");
+        ok = file != nullptr && fwrite(records.data(), sizeof(RawRecord), kept, file) == kept;
+        if (file != nullptr) fclose(file);
+    }
+    char pcs[96];
+    snprintf(pcs, sizeof(pcs), ", \"function_pc\": %llu, \"function_size\": %llu",
+             (unsigned long long)launch.function_pc, (unsigned long long)launch.function_size);
+    write_line(launch_line(launch) + pcs + ", \"records_file\": " + (ok ? json_string(name) : std::string("null")) +
+               ", \"records\": " + std::to_string(kept) + ", \"seen\": " + std::to_string(ok ? control.count : 0) +
+               ", \"dynamic_shared\": " +
+               (control.dynamic_shared_seen ? std::to_string(control.dynamic_shared) : "null") +
+               ", \"ok\": " + (ok ? "true" : "false") + "}");
+}
+
+// Traced launches whose launch call has returned but whose records are not collected yet. Their kernels may
+// still be running (a copy is not ordered after them), so they are collected, after a stream synchronize, at
+// the next launch (which reuses the record buffer), synchronization, memcpy, module unload or context teardown.
+std::vector<PendingLaunch> g_finished;
+
+void collect_finished()
+{
+    std::vector<PendingLaunch> finished;
+    finished.swap(g_finished);
+    for (const PendingLaunch& launch : finished) collect(launch);
+}
+
+void on_launch_end(const Sanitizer_LaunchData* data)
+{
+    auto found = g_pending.find(data->hLaunch);
+    if (found == g_pending.end()) return;
+    PendingLaunch launch = found->second;
+    g_pending.erase(found);
+    if (launch.traced)
+        g_finished.push_back(launch);
+    else
+        write_line(launch_line(launch) + "}");
+}
+
+void debug(const char* what, const std::string& detail)
+{
+    if (g_debug) fprintf(stderr, "bankism tracer: %s %s\n", what, detail.c_str());
+}
+
+// Marks the current thread as inside a callback for the lifetime of the guard.
+struct CallbackScope {
+    CallbackScope() { t_in_callback = true; }
+    ~CallbackScope() { t_in_callback = false; }
+};
+
+void callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid, const void* cbdata)
+{
+    // Sanitizer calls made from a callback (loading the patch module, copies) can call back on the same
+    // thread; those nested events are the tracer's own and are ignored.
+    if (t_in_callback) return;
+    CallbackScope scope;
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    if (!g_ready) return;
+    if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
+        debug("module loaded", "");
+        on_module_loaded((const Sanitizer_ResourceModuleData*)cbdata);
+        debug("module patched", "");
+    } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_BEGIN) {
+        const auto* data = (const Sanitizer_LaunchData*)cbdata;
+        debug("launch begin", data->functionName ? data->functionName : "");
+        on_launch_begin(data);
+    } else if (domain == SANITIZER_CB_DOMAIN_LAUNCH && cbid == SANITIZER_CBID_LAUNCH_END) {
+        debug("launch end", "");
+        on_launch_end((const Sanitizer_LaunchData*)cbdata);
+    } else if (!g_finished.empty() &&
+               (domain == SANITIZER_CB_DOMAIN_SYNCHRONIZE || domain == SANITIZER_CB_DOMAIN_MEMCPY ||
+                (domain == SANITIZER_CB_DOMAIN_RESOURCE &&
+                 (cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING ||
+                  cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING)))) {
+        debug("collecting records", "");
+        collect_finished();
+        debug("records written", "");
+    }
+}
+
+// Last chance for launches nothing synchronized before exit (the context may already be gone: then the
+// manifest says so and the Python side refuses to write a trace).
+void collect_at_exit()
+{
+    if (t_in_callback) return;
+    CallbackScope scope;
+    std::lock_guard<std::recursive_mutex> lock(g_mutex);
+    if (g_ready) collect_finished();
+}
+
+int initialize_once()
+{
+    if (!read_options(g_options)) return 1;
+    g_debug = getenv("BANKISM_TRACE_DEBUG") != nullptr && *getenv("BANKISM_TRACE_DEBUG") == '1';
+    g_manifest = fopen((g_options.directory + "/manifest.jsonl").c_str(), "w");
+    if (g_manifest == nullptr) {
+        fprintf(stderr, "bankism tracer: cannot write %s/manifest.jsonl\n", g_options.directory.c_str());
+        return 1;
+    }
+    write_line("{\"event\": \"start\", \"tracer\": \"bankism-sanitizer 1\", \"record_size\": " +
+               std::to_string(sizeof(RawRecord)) + ", \"max_records\": " + std::to_string(g_options.max_records) + "}");
+    debug("subscribing", "");
+    Sanitizer_SubscriberHandle subscriber;
+    if (!check(sanitizerSubscribe(&subscriber, callback, nullptr), "sanitizerSubscribe")) return 1;
+    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "enable resource callbacks");
+    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "enable launch callbacks");
+    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE), "enable synchronize callbacks");
+    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_MEMCPY), "enable memcpy callbacks");
+    atexit(collect_at_exit);
+    {
+        std::lock_guard<std::recursive_mutex> lock(g_mutex);
+        g_ready = true;
+    }
+    debug("ready", "");
+    return 0;
+}
+
+int initialize()
+{
+    std::call_once(g_once, [] { g_init_result = initialize_once(); });
+    return g_init_result;
+}
+
+}  // namespace
+
+// The CUDA driver calls this when it loads the library named by CUDA_INJECTION64_PATH.
+extern "C" int InitializeInjection()
+{
+    return initialize();
+}
+
+// With BANKISM_TRACE_INIT_AT_LOAD=1 (the library is also in LD_PRELOAD) the tracer starts when it is loaded.
+static int g_initialized_at_load = [] {
+    const char* at_load = getenv("BANKISM_TRACE_INIT_AT_LOAD");
+    return at_load != nullptr && *at_load == '1' ? initialize() : 0;
+}();

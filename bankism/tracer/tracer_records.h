@@ -1,0 +1,40 @@
+// bankism tracer: the layout shared by the device patch functions, the host injection library and the
+// Python reader (bankism/tracing.py mirrors RawRecord as a NumPy dtype; keep the two in step).
+#pragma once
+
+#include <stdint.h>
+
+#define BANKISM_MAX_SELECTED_BLOCKS 64
+
+// One warp-instruction that touched shared memory: 168 bytes.
+struct RawRecord {
+    uint64_t pc;             // program counter the Sanitizer API reports for the instruction
+    uint32_t block[3];       // blockIdx
+    uint32_t warp;           // linear thread index / 32
+    uint32_t active;         // lanes that executed this instruction together
+    uint32_t flags;          // Sanitizer_DeviceMemoryFlags (read, write, atomic)
+    uint16_t width;          // bytes per lane (matrix ops: 16)
+    uint16_t matrices;       // ldmatrix/stmatrix: number of 8x8 matrices; 0 otherwise
+    uint32_t kind;           // 1 = ordinary shared access, 2 = matrix access
+    uint32_t addresses[32];  // byte offset in the shared window per lane; 0 for lanes not in `active`
+};
+
+enum BlockMode : uint32_t { BLOCKS_ALL = 0, BLOCKS_FIRST = 1, BLOCKS_LIST = 2 };
+
+// Per-launch control block in device memory; the patch functions get it as their userdata.
+struct TraceControl {
+    RawRecord* records;
+    unsigned long long capacity;  // records the buffer holds
+    unsigned long long count;     // warp-instructions seen (may exceed capacity: the rest are dropped)
+    uint32_t enabled;
+    uint32_t block_mode;
+    uint32_t block_limit;         // BLOCKS_FIRST: keep blocks with linear index < block_limit
+    uint32_t selected_count;      // BLOCKS_LIST: number of entries in selected
+    uint32_t dynamic_shared;      // %dynamic_smem_size, as the kernel saw it
+    uint32_t dynamic_shared_seen;
+    uint32_t selected[3 * BANKISM_MAX_SELECTED_BLOCKS];
+};
+
+#ifdef __cplusplus
+static_assert(sizeof(RawRecord) == 168, "RawRecord layout changed: update bankism/tracing.py");
+#endif
