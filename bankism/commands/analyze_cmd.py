@@ -68,9 +68,11 @@ def _op_text(site: dict[str, Any]) -> str:
 
 
 def _source_text(site: dict[str, Any]) -> str:
+    """file:line with the file's name only (the JSON and CSV keep the whole path)."""
     if not site.get("file"):
         return "?"
-    return f"{site['file']}:{site['line']}" if site.get("line") else str(site["file"])
+    name = Path(site["file"]).name
+    return f"{name}:{site['line']}" if site.get("line") else name
 
 
 def _worst_text(worst: WorstInstruction | None) -> str:
