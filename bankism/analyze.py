@@ -40,7 +40,7 @@ CLASSES = ("ld", "st", "atom")
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
 #: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
-ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas"}
+ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin"}
 DEFAULT_ATOMIC_OP = "add"
 METRICS = ("instructions", "wavefronts", "conflicts")
 
@@ -63,13 +63,22 @@ class Allowance:
         return -self.deficit * measured - slack <= difference <= self.surplus * measured + slack
 
 
-#: The one agreement table used by the report and by tests/test_analyze_corpus.py (the lead sets it
-#: from measured data): instruction counts must match exactly; measured wavefronts may exceed the
-#: prediction by at most 2% of measured, never fall short. Conflicts are reported but not judged.
+#: The one agreement table used by the report and by tests/test_analyze_corpus.py, set from the H100
+#: measurements in traces/surplus (docs/rules.md, "Whole kernels"): instruction counts must match
+#: exactly; measured wavefronts may exceed the prediction, never fall short, by at most 15% of
+#: measured (the largest whole-kernel surplus measured is 12.1%, from L1 contention with global
+#: loads). Conflicts are judged by ``conflicts_agree``: the surplus wavefronts are surplus conflicts.
 TOLERANCE: dict[str, Allowance] = {
     "instructions": Allowance(surplus=0.0),
-    "wavefronts": Allowance(surplus=0.02),
+    "wavefronts": Allowance(surplus=0.15),
 }
+
+CONFLICTS_RULE = "measured - predicted conflicts = measured - predicted wavefronts"
+
+
+def conflicts_agree(conflict_surplus: float, wavefront_surplus: float, slack: float = 0.5) -> bool:
+    """Measured on the H100 (docs/rules.md): ncu counts every whole-kernel surplus wavefront as a conflict."""
+    return abs(conflict_surplus - wavefront_surplus) <= slack
 
 
 @dataclass(frozen=True)
@@ -242,6 +251,10 @@ class LaunchReport:
                 allowance = TOLERANCE.get(metric)
                 value, guess = int(measured[metric]), predicted[op_class][metric]
                 ok = allowance.admits(value, guess) if allowance and self.traced else None
+                if metric == "conflicts" and self.traced:
+                    wavefronts = measured["wavefronts"]
+                    slack = TOLERANCE["wavefronts"].surplus * wavefronts if self.scaled else 0.5
+                    ok = conflicts_agree(value - guess, wavefronts - predicted[op_class]["wavefronts"], slack)
                 why = (self._explain(op_class, metric, value, guess) if self.traced
                        else "profiled only: the trace holds no sites or records for this launch")
                 rows.append(Comparison(op_class, metric, value, guess, ok, why))
@@ -321,7 +334,8 @@ class Report:
         return {
             "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": bankism.__version__,
             "trace": self.trace, "arch": self.arch, "environment": self.environment,
-            "tolerance": {m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
+            "tolerance": {**{m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
+                          "conflicts": CONFLICTS_RULE},
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }

@@ -23,7 +23,7 @@ SPLIT_LANES = {"warp": 32, "half-warp": 16, "quarter-warp": 8, "matrix": 8}
 
 
 #: The atomic operations whose shared-memory behaviour has been measured.
-ATOMIC_OPS = ("add", "exch", "cas")
+ATOMIC_OPS = ("add", "exch", "cas", "cas_spin")
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,7 @@ class Rule:
     ``same_address_serialised``: lanes on one address are served one per wavefront (atomics)
     instead of together (the broadcast of loads and stores).
     ``wavefronts_per_pass``: wavefronts each pass over the banks costs (2 for compare-and-swap).
+    ``banked``: False when bank conflicts do not add passes (each non-empty transaction takes one).
     ``cycles_floor``/``cycles_per_wavefront``: throughput model, cycles = max(floor, per * wavefronts);
     None where no cycle measurement exists.
     """
@@ -47,6 +48,7 @@ class Rule:
     merge_scope: str = "pair"
     same_address_serialised: bool = False
     wavefronts_per_pass: int = 1
+    banked: bool = True
     cycles_floor: float | None = None
     cycles_per_wavefront: float | None = None
 
@@ -117,6 +119,7 @@ def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
         "half-warp", same_address_serialised=True, wavefronts_per_pass=2, cycles_floor=4.0,
         cycles_per_wavefront=1.0,
     )
+    rules[("atomic", 8, "cas_spin")] = Rule("half-warp", wavefronts_per_pass=2, banked=False)
     for matrix_op in ("ldmatrix", "stmatrix"):
         rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
     return rules
@@ -131,8 +134,8 @@ SM90 = Architecture(
     unsupported={
         ("atomic", 8, "add"): (
             "there is no 64-bit shared atomic add instruction; ptxas emits LDS.64 and an "
-            "ATOMS.CAST.SPIN.64 retry loop whose cost depends on contention (traces/probes/sass.txt), "
-            "so simulate its compare-and-swap with atomic_op='cas'"
+            "ATOMS.CAST.SPIN.64 retry loop whose length depends on contention (traces/probes/sass.txt): "
+            "simulate each executed LDS.64 (op='load') and ATOMS.CAST.SPIN.64 (atomic_op='cas_spin')"
         ),
     },
 )

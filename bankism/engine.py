@@ -139,8 +139,8 @@ def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
 
 @njit(parallel=True, cache=True)
 def _simulate_kernel(
-    addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, shared_bytes,
-    passes, groups, merged, errors,
+    addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, banked,
+    shared_bytes, passes, groups, merged, errors,
 ):
     n = addresses.shape[0]
     n_chunks = errors.shape[0]
@@ -183,7 +183,7 @@ def _simulate_kernel(
             total = 0
             served = 0
             for t in range(n_base):
-                total += best[t]
+                total += best[t] if banked else min(best[t], 1)
                 served += best[t] > 0
             passes[i] = total
             groups[i] = served
@@ -204,6 +204,7 @@ class BankMap:
     bank_bytes: int = 4
     serialised: bool = False
     wavefronts_per_pass: int = 1
+    banked: bool = True
 
     @property
     def groups(self) -> list[list[int]]:
@@ -213,6 +214,8 @@ class BankMap:
     def passes(self, transaction: int, bank: int) -> int:
         """How many passes bank ``bank`` needs in ``transaction``."""
         hits = self.banks[transaction][bank]
+        if not self.banked:
+            return min(len(hits), 1)
         return len(hits) if self.serialised else len({word for _, word in hits})
 
     @property
@@ -345,7 +348,7 @@ class SimulationResult:
             banks.append(per_bank)
         return BankMap(
             transactions, banks, self.arch.bank_bytes,
-            self.rule.same_address_serialised, self.rule.wavefronts_per_pass,
+            self.rule.same_address_serialised, self.rule.wavefronts_per_pass, self.rule.banked,
         )
 
     def describe(self, i: int = 0) -> str:
@@ -373,6 +376,8 @@ class SimulationResult:
                     f"{base - len(transactions)} pair(s) merged because every active lane's "
                     f"xor-{fired} partner is inactive or reads the same address"
                 )
+        if not self.rule.banked:
+            parts.append("each non-empty transaction takes one pass whatever its banks")
         if self.rule.wavefronts_per_pass > 1:
             parts.append(f"each pass over the banks costs {self.rule.wavefronts_per_pass} wavefronts")
         if int(self.conflicts[i]) > 0:
@@ -506,7 +511,7 @@ def simulate(
         _simulate_kernel(
             rows, masks, width, lanes_used, rule.lanes_per_transaction,
             np.asarray(rule.merge_xors, np.int64), rule.merge_scope == "warp",
-            rule.same_address_serialised, architecture.shared_bytes,
+            rule.same_address_serialised, rule.banked, architecture.shared_bytes,
             passes, groups, merged, errors,
         )
         _raise_first_error(errors, rows, width, architecture)

@@ -77,7 +77,8 @@ def reference_count(addresses, width: int, op: str = "load", mask: int = 0xFFFFF
 
     Per transaction, each bank needs one pass per distinct word it holds (loads, stores:
     lanes on one word share it) or per lane (atomics: lanes are served one at a time); the
-    transaction costs its busiest bank's passes, times the passes' cost (2 for cas).
+    transaction costs its busiest bank's passes, times the passes' cost (2 for cas). A
+    transaction of an unbanked kind (cas_spin) takes one pass whatever its banks.
     """
     if op in MATRIX_OPS:
         width = 16
@@ -91,7 +92,9 @@ def reference_count(addresses, width: int, op: str = "load", mask: int = 0xFFFFF
                 for word in words_of(int(addresses[lane]), width):
                     requests_in_bank.setdefault(word % BANKS, []).append(word)
         if requests_in_bank:
-            if rule.same_address_serialised:
+            if not rule.banked:
+                passes = 1
+            elif rule.same_address_serialised:
                 passes = max(len(words) for words in requests_in_bank.values())
             else:
                 passes = max(len(set(words)) for words in requests_in_bank.values())

@@ -14,7 +14,7 @@ KINDS = [
     ("store", 1, None, "add"), ("store", 2, None, "add"), ("store", 4, None, "add"),
     ("store", 8, None, "add"), ("store", 16, None, "add"),
     ("atomic", 4, None, "add"), ("atomic", 4, None, "exch"), ("atomic", 4, None, "cas"),
-    ("atomic", 8, None, "exch"), ("atomic", 8, None, "cas"),
+    ("atomic", 8, None, "exch"), ("atomic", 8, None, "cas"), ("atomic", 8, None, "cas_spin"),
     ("ldmatrix", 16, 1, "add"), ("ldmatrix", 16, 2, "add"), ("ldmatrix", 16, 4, "add"),
     ("stmatrix", 16, 1, "add"), ("stmatrix", 16, 2, "add"), ("stmatrix", 16, 4, "add"),
 ]

@@ -102,10 +102,12 @@ def _judged(tmp_path, counters):
 
 def test_agreement_follows_the_tolerance_table(tmp_path):
     assert _judged(tmp_path, _counters(ld=(2, 64, 62))).agrees() is True
-    small = _judged(tmp_path, _counters(ld=(2, 65, 62)))
+    small = _judged(tmp_path, _counters(ld=(2, 65, 63)))
     assert analyze.TOLERANCE["wavefronts"].admits(65, 64) == small.agrees()
     wavefronts = next(c for c in small.comparisons() if c.metric == "wavefronts")
     assert "surplus of 1 wavefronts" in wavefronts.explanation
+    not_as_conflict = _judged(tmp_path, _counters(ld=(2, 65, 62)))
+    assert not_as_conflict.agrees() is False, "a surplus wavefront must also be a surplus conflict"
     assert _judged(tmp_path, _counters(ld=(2, 63, 62))).agrees() is False
     more = _judged(tmp_path, _counters(ld=(3, 64, 62)))
     assert more.agrees() is False
@@ -155,8 +157,9 @@ def test_profiled_only_launch_is_not_judged(tmp_path):
 
 @pytest.mark.parametrize(
     ("sass", "expected"),
-    [("ATOMS.ADD", "add"), ("ATOMS.EXCH", "exch"), ("ATOMS.CAS.64", "cas"), ("ATOMS.CAST.SPIN.64", "cas"),
-     ("ATOMS.POPC.INC", analyze.DEFAULT_ATOMIC_OP), (None, analyze.DEFAULT_ATOMIC_OP)],
+    [("ATOMS.ADD", "add"), ("ATOMS.EXCH", "exch"), ("ATOMS.CAS.64", "cas"),
+     ("ATOMS.CAST.SPIN.64", "cas_spin"), ("ATOMS.POPC.INC", analyze.DEFAULT_ATOMIC_OP),
+     (None, analyze.DEFAULT_ATOMIC_OP)],
 )
 def test_atomic_op_comes_from_the_sass_opcode(sass, expected):
     assert analyze.atomic_op_of(site(0, op="atomic", sass=sass)) == expected

@@ -37,11 +37,27 @@ EMULATED = {("atomic", 8, "add")}
 
 
 def _check_emulated(probes, addresses, active, kwargs):
-    """The engine refuses an emulated kind, and the probes show why: contention adds instructions."""
+    """The engine refuses the loop as one instruction, and models the loop's instructions one by one.
+
+    The probes show the loop: contention adds LDS.64 + ATOMS.CAST.SPIN.64 iterations. Where the
+    loop ran once (one LDS.64 and one ATOMS.CAST.SPIN.64 with the probe's lanes), both
+    instructions' counters must match the engine exactly.
+    """
     with pytest.raises(bankism.BankismError):
         bankism.simulate(addresses, active=active, **kwargs)
     counts = [p["counters"]["ld"]["instructions"] + p["counters"]["atom"]["instructions"] for p in probes]
     assert max(counts) > 2, "the retry loop should execute more than one LDS + ATOMS under contention"
+    once = [i for i, p in enumerate(probes)
+            if p["counters"]["ld"]["instructions"] == 1 and p["counters"]["atom"]["instructions"] == 1]
+    assert len(once) >= 40
+    load = bankism.simulate(addresses[once], width=8, active=active[once])
+    spin = bankism.simulate(addresses[once], width=8, op="atomic", atomic_op="cas_spin", active=active[once])
+    for k, i in enumerate(once):
+        measured = probes[i]["counters"]
+        assert (int(load.wavefronts[k]), int(load.conflicts[k])) == (
+            measured["ld"]["wavefronts"], measured["ld"]["conflicts"]), probes[i]["name"]
+        assert (int(spin.wavefronts[k]), int(spin.conflicts[k])) == (
+            measured["atom"]["wavefronts"], measured["atom"]["conflicts"]), probes[i]["name"]
 
 
 def test_probe_corpus_is_large_and_recorded_with_versions():
