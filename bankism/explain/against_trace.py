@@ -108,12 +108,16 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     sass = analyze_launch(trace, launch)
     basename = os.path.basename(analysis.filename)
     recorded = _recorded_rows(trace, launch)
-    lines = sorted({s["line"] for s in report["sites"]} | {
-        int(s.site["line"]) for s in sass.sites if s.site.get("line") and _same_file(s.site, basename)})
+    statement_of = _statement_lines(analysis)
+    compiled_sites = [s for s in sass.sites if s.site.get("line") and _same_file(s.site, basename)]
+    for stats in compiled_sites:
+        line = int(stats.site["line"])
+        stats.site = {**stats.site, "line": statement_of.get(line, line)}
+    lines = sorted({s["line"] for s in report["sites"]} | {int(s.site["line"]) for s in compiled_sites})
     per_line = []
     for line in lines:
         source = [s for s in report["sites"] if s["line"] == line]
-        compiled = [s for s in sass.sites if s.site.get("line") == line and _same_file(s.site, basename)]
+        compiled = [s for s in compiled_sites if s.site["line"] == line]
         per_line.append(_line_entry(line, source, compiled, analysis, recorded))
     return {
         "file": str(trace.path),
@@ -129,6 +133,17 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     }
 
 
+def _statement_lines(analysis: Analysis) -> dict[int, int]:
+    """Each line of a multi-line statement with shared accesses -> the line of its access
+    site, so SASS attributed to any line of the statement lands on that site's line."""
+    mapping: dict[int, int] = {}
+    for site in analysis.sites:
+        first, last = site.span
+        for line in range(first, last + 1):
+            mapping.setdefault(line, site.line)
+    return mapping
+
+
 def _same_file(site: dict, basename: str) -> bool:
     file = site.get("file")
     return file is None or os.path.basename(file) == basename
@@ -136,46 +151,119 @@ def _same_file(site: dict, basename: str) -> bool:
 
 def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysis,
                 recorded: dict[int, np.ndarray]) -> dict:
-    source_side = [{"op": s["op"], "width": s["width"], "array": s["shared_array"],
-                    "instructions": s["instructions"], "wavefronts": s["wavefronts"], "ideal": s["ideal"],
-                    "conflicts": s["conflicts"]} for s in source]
-    sass_side = [{"sass": s.site.get("sass"), "op": s.site["op"], "width": int(s.site["width"]),
-                  "instructions": s.executions, "wavefronts": s.wavefronts, "ideal": s.ideal,
-                  "conflicts": s.conflicts} for s in compiled]
-    shape = sorted((s["op"], s["width"], s["instructions"]) for s in source_side)
-    same = shape == sorted((s["op"], s["width"], s["instructions"]) for s in sass_side)
-    addresses = None
-    if same and source_side:
-        ours = _hashes([_site_rows(s) for s in analysis.sites if s.line == line])
-        theirs = _hashes([recorded[int(s.site["id"])] for s in compiled if int(s.site["id"]) in recorded])
-        addresses = bool(np.array_equal(ours, theirs))
-    return {"line": line, "source": source_side, "sass": sass_side, "same_instructions": same,
-            "same_addresses": addresses, "note": _note(source_side, sass_side, same, addresses)}
+    """One source line: its accesses as written and the SASS instructions of the line, both
+    grouped by (shared array, op, width); addresses compared where the counts agree."""
+    ours: dict[tuple, dict] = {}
+    for site in source:
+        key = (site["shared_array"], site["op"], site["width"])
+        entry = ours.setdefault(key, _group(key))
+        _add(entry, site["instructions"], site["wavefronts"], site["ideal"], site["conflicts"])
+    ours_rows = {key: [_site_rows(s) for s in analysis.sites
+                       if s.line == line and (s.region.name, s.op, s.width) == key] for key in ours}
+    theirs: dict[tuple, dict] = {}
+    theirs_rows: dict[tuple, list[np.ndarray]] = {}
+    for stats in compiled:
+        rows = recorded.get(int(stats.site["id"]), np.zeros((0, 37), np.int64))
+        key = (_arrays_hit(rows, analysis), stats.site["op"], int(stats.site["width"]))
+        entry = theirs.setdefault(key, _group(key, stats.site.get("sass"), compiled=True))
+        entry["sites"] += 1
+        _add(entry, stats.executions, stats.wavefronts, stats.ideal, stats.conflicts)
+        theirs_rows.setdefault(key, []).append(rows)
+    verdicts = {}
+    for array, op in dict.fromkeys([k[:2] for k in ours] + [k[:2] for k in theirs]):
+        mine = {k: v for k, v in ours.items() if k[:2] == (array, op)}
+        compiled_groups = {k: v for k, v in theirs.items() if k[:2] == (array, op)}
+        verdicts[(array, op)] = _verdict(mine, compiled_groups, ours_rows, theirs_rows)
+    written = ("as written", "as written, other addresses")
+    same = bool(verdicts) and all(v in written for v in verdicts.values())
+    addresses = all(v == "as written" for v in verdicts.values()) if same else None
+    groups = [{"array": array, "op": op, "verdict": verdict} for (array, op), verdict in verdicts.items()]
+    return {"line": line, "source": list(ours.values()), "sass": list(theirs.values()), "groups": groups,
+            "same_instructions": same, "same_addresses": addresses,
+            "note": _note(list(ours.values()), list(theirs.values()), verdicts)}
 
 
-def _note(source: list[dict], sass: list[dict], same: bool, addresses: bool | None) -> str:
-    """One sentence on how the compiled line differs from the source, from the counts alone."""
-    if same and addresses:
+def _verdict(mine: dict, compiled: dict, ours_rows: dict, theirs_rows: dict) -> str:
+    """How one (array, op) of a line was compiled: "as written" (same instruction counts per
+    width and the same recorded addresses), "as written, other addresses", "same bytes,
+    other instructions" (each lane fetches the same bytes, in instructions of other widths:
+    the compiler vectorized or split them), "different", or "not compared" (too large)."""
+    counts = {k[2]: v["instructions"] for k, v in mine.items()}
+    if mine and counts == {k[2]: v["instructions"] for k, v in compiled.items()}:
+        ours = _hashes([r for k in mine for r in ours_rows[k]])
+        theirs = _hashes([r for k in compiled for r in theirs_rows[k]])
+        return "as written" if np.array_equal(ours, theirs) else "as written, other addresses"
+    if not mine or not compiled:
+        return "different"
+    ours_bytes = _byte_hashes([(r, k[2]) for k in mine for r in ours_rows[k]])
+    theirs_bytes = _byte_hashes([(r, k[2]) for k in compiled for r in theirs_rows[k]])
+    if ours_bytes is None or theirs_bytes is None:
+        return "not compared"
+    return "same bytes, other instructions" if np.array_equal(ours_bytes, theirs_bytes) else "different"
+
+
+_BYTE_LIMIT = 1 << 24
+
+
+def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
+    """Sorted hashes of (block, warp, lane, byte) for every byte every active lane touches;
+    None when that would exceed _BYTE_LIMIT entries."""
+    if sum(rows.shape[0] * 32 * width for rows, width in tables) > _BYTE_LIMIT:
+        return None
+    parts = []
+    for rows, width in tables:
+        lanes = (rows[:, 4:5] >> np.arange(32)) & 1
+        row_index, lane = np.nonzero(lanes)
+        start = rows[row_index, 5 + lane]
+        for offset in range(width):
+            parts.append(np.column_stack([rows[row_index, :4], lane, start + offset]))
+    return _hashes(parts)
+
+
+def _group(key: tuple, sass: str | None = None, compiled: bool = False) -> dict:
+    """Counts of one (array, op, width) group; SASS groups also name the opcode and count sites."""
+    array, op, width = key
+    group = {"array": array, "op": op, "width": width, "instructions": 0, "wavefronts": 0, "ideal": 0,
+             "conflicts": 0}
+    return {"sass": sass, "sites": 0, **group} if compiled else group
+
+
+def _add(entry: dict, instructions: int, wavefronts: int, ideal: int, conflicts: int) -> None:
+    entry["instructions"] += int(instructions)
+    entry["wavefronts"] += int(wavefronts)
+    entry["ideal"] += int(ideal)
+    entry["conflicts"] += int(conflicts)
+
+
+def _arrays_hit(rows: np.ndarray, analysis: Analysis) -> str:
+    """The shared arrays (explain's layout) the recorded active addresses of a SASS site fall in."""
+    if rows.shape[0] == 0:
+        return "?"
+    lanes = (rows[:, 4:5] >> np.arange(32)) & 1
+    addresses = rows[:, 5:][lanes == 1]
+    names = [a.name for a in analysis.shared_arrays
+             if ((addresses >= a.base) & (addresses < a.base + a.size)).any()]
+    return "+".join(names) if names else "outside the declared arrays"
+
+
+def _note(source: list[dict], sass: list[dict], verdicts: dict[tuple, str]) -> str:
+    """One sentence on how the compiled line compares with the source, array by array."""
+    if verdicts and all(v == "as written" for v in verdicts.values()):
         return ("compiled as written: the same instructions, and the recorded addresses equal the "
                 "interpreted ones")
-    if same:
-        return "the same instructions as written, but the recorded addresses differ from the interpreted ones"
     if not sass:
         return "no shared-memory instruction of the SASS is attributed to this line"
     if not source:
         return "the SASS attributes shared-memory instructions to this line; the source has none here"
     parts = []
-    for op in ("load", "store", "atomic"):
-        ours = [s for s in source if s["op"] == op]
-        theirs = [s for s in sass if s["op"] == op]
-        if not ours and not theirs:
-            continue
-        ours_text = " + ".join(f"{s['instructions']} x {s['width']} B" for s in ours) or "none"
-        theirs_text = " + ".join(
-            f"{s['instructions']} x {s['width']} B ({s['sass']})" for s in theirs) or "none"
-        if ours_text != theirs_text:
-            parts.append(f"{op}s: source {ours_text}, SASS {theirs_text}")
-    return "compiled differently: " + "; ".join(parts)
+    for (array, op), verdict in verdicts.items():
+        ours = " + ".join(f"{g['instructions']} x {g['width']} B" for g in source
+                          if (g["array"], g["op"]) == (array, op)) or "none"
+        theirs = " + ".join(f"{g['instructions']} x {g['width']} B ({g['sass']} at {g['sites']} "
+                            f"site{'s' * (g['sites'] > 1)})" for g in sass
+                            if (g["array"], g["op"]) == (array, op)) or "none"
+        parts.append(f"{array} {op}s {verdict}: source {ours}, SASS {theirs}")
+    return "; ".join(parts)
 
 
 def _totals(report: dict, sass: LaunchReport) -> dict:

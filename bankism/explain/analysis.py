@@ -261,8 +261,11 @@ def _defined(name: str, text: str, is_type: bool) -> object:
         if t is None:
             raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
         return t
+    booleans = {"true": 1, "false": 0}
     try:
-        value = parse_number(text.strip())[0]
+        value = booleans.get(text.strip())
+        if value is None:
+            value = parse_number(text.strip())[0]
     except (ValueError, IndexError):
         raise BankismError(f"-D {name}={text}: not a number") from None
     if not isinstance(value, int):

@@ -72,6 +72,7 @@ class Site:
     type: CType
     order: int
     atomic_op: str | None = None
+    span: tuple[int, int] = (0, 0)
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)
@@ -85,12 +86,13 @@ class Recorder:
         self.sites: dict[tuple[int, str], Site] = {}
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedArray, addresses: np.ndarray,
-               mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None) -> None:
+               mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
+               span: tuple[int, int] | None = None) -> None:
         key = (id(node), op)
         site = self.sites.get(key)
         if site is None:
             site = Site(node.line, node.col, node.text, _base_name(node) or region.name, region, op, t.size,
-                        t, len(self.sites), atomic_op)
+                        t, len(self.sites), atomic_op, span or (node.line, node.line))
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)
@@ -242,6 +244,7 @@ class Machine:
         self.tz = (tid // (bx * by)).astype(np.uint32)
         self.frames: list[Frame] = []
         self.loops: list[LoopState] = []
+        self.span: tuple[int, int] | None = None
         self._constants: dict[int, Scalar] = {}
         self._builtins = self._builtin_values()
         self._expr = {
@@ -524,7 +527,11 @@ class Machine:
         return mask
 
     def _expr_stmt(self, stmt: S.ExprStmt, mask: Mask) -> Mask:
-        self.eval(stmt.expr, mask)
+        outer, self.span = self.span, (stmt.line, stmt.end_line)
+        try:
+            self.eval(stmt.expr, mask)
+        finally:
+            self.span = outer
         if self.snapshot is not None and stmt.end_line == self.snapshot.line:
             self._maybe_snapshot(stmt, mask)
         return mask
@@ -549,13 +556,17 @@ class Machine:
             self.on_snapshot(self)
 
     def _decl(self, stmt: S.Decl, mask: Mask) -> Mask:
-        for item in stmt.items:
-            if stmt.shared:
-                self._declare_shared(stmt, item)
-                continue
-            if stmt.extern:
-                raise Failure(item, "unsupported construct: extern declaration inside a kernel")
-            self._declare_local(item, mask)
+        outer, self.span = self.span, (stmt.line, stmt.end_line)
+        try:
+            for item in stmt.items:
+                if stmt.shared:
+                    self._declare_shared(stmt, item)
+                    continue
+                if stmt.extern:
+                    raise Failure(item, "unsupported construct: extern declaration inside a kernel")
+                self._declare_local(item, mask)
+        finally:
+            self.span = outer
         if self.snapshot is not None and stmt.end_line == self.snapshot.line:
             self._maybe_snapshot(stmt, mask)
         return mask
@@ -905,7 +916,8 @@ class Machine:
             lane = int(np.flatnonzero(mask.arr)[np.argmax(misaligned)])
             raise Failure(target.node, f"thread {self._thread_name(lane)}: {t.size}-byte access to "
                                        f"{region.name} at shared byte {int(addresses[lane])} is misaligned")
-        self.recorder.record(target.node, op, t, region, addresses, mask, self.context.block_index, atomic_op)
+        self.recorder.record(target.node, op, t, region, addresses, mask, self.context.block_index, atomic_op,
+                             self.span)
         return np.where(mask.arr, addresses, region.base) if not mask.full else addresses
 
     def _thread_name(self, lane: int) -> str:

@@ -169,8 +169,9 @@ def render_trace(trace: dict) -> list[str]:
     ]
     for entry in trace["lines"]:
         lines.append(f"  line {entry['line']}: {entry['note']}")
-        source = "; ".join(f"{s['op']} {s['width']} B {s['array']}: {_counts(s)}" for s in entry["source"])
-        sass = "; ".join(f"{s['sass'] or s['op']} ({s['width']} B): {_counts(s)}" for s in entry["sass"])
+        source = "; ".join(f"{s['array']}: {s['op']} ({s['width']} B): {_counts(s)}" for s in entry["source"])
+        sass = "; ".join(f"{s['array']}: {s['sites']} x {s['sass'] or s['op']} ({s['width']} B): {_counts(s)}"
+                         for s in entry["sass"])
         lines.append(f"           source: {source or 'none'}")
         lines.append(f"           SASS:   {sass or 'none'}")
     totals = trace["totals"]
