@@ -6,6 +6,7 @@ import sys
 
 import typer
 
+from bankism.commands import advise_cmd, analyze_cmd, capture, explain_cmd, simulate_cmd
 from bankism.errors import BankismError
 
 app = typer.Typer(
@@ -16,33 +17,24 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# --- command modules ---
-from bankism.commands import simulate_cmd  # noqa: E402
-
-simulate_cmd.register(app)
-from bankism.commands import analyze_cmd; analyze_cmd.register(app)  # noqa: E402, E702, I001
-from bankism.commands import advise_cmd; advise_cmd.register(app)  # noqa: E402, E702, I001
-from bankism.commands import capture; capture.register(app)  # noqa: E402, E702, I001
-from bankism.commands import explain_cmd; explain_cmd.register(app)  # noqa: E402, E702, I001
-# --- end of command modules ---
+for module in (analyze_cmd, simulate_cmd, explain_cmd, advise_cmd, capture):
+    module.register(app)
 
 
 def main() -> None:
     """Run the CLI; bad input becomes a one-line `error:` message and exit code 2."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
     except BankismError as error:
         print(f"error: {error}", file=sys.stderr)
         sys.exit(2)
-    except typer.Exit as done:
-        sys.exit(done.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as error:  # click usage errors and friends
-        import click
-
-        if isinstance(error, click.exceptions.ClickException):
+    except typer.TyperException as error:
+        if hasattr(error, "show"):
             error.show()
-            sys.exit(2)
-        raise
+        else:
+            print(f"error: {error.format_message()}", file=sys.stderr)
+        sys.exit(error.exit_code or 2)
+    sys.exit(code if isinstance(code, int) else 0)
