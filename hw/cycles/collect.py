@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "probes"))
-from collect import parse_env, num  # noqa: E402
+from collect import num, parse_env  # noqa: E402
 
 COPIES = 32
 WARPS = 32
@@ -38,14 +38,17 @@ ATOMICS_METHOD = (
 
 def main():
     cfg_path, d, out_path = sys.argv[1:4]
-    cfg = json.load(open(cfg_path))["rows"]
+    with open(cfg_path) as fh:
+        cfg = json.load(fh)["rows"]
     tm = {}
-    for line in open(os.path.join(d, "cycles_time.txt")):
-        if line.startswith("ROW"):
-            t = line.split()
-            g = {t[k]: t[k + 1] for k in range(3, len(t) - 1, 2)}
-            tm[int(t[1])] = (t[2], g)
-    rows = list(csv.reader(open(os.path.join(d, "cycles.csv"))))
+    with open(os.path.join(d, "cycles_time.txt")) as fh:
+        for line in fh:
+            if line.startswith("ROW"):
+                t = line.split()
+                g = {t[k]: t[k + 1] for k in range(3, len(t) - 1, 2)}
+                tm[int(t[1])] = (t[2], g)
+    with open(os.path.join(d, "cycles.csv")) as fh:
+        rows = list(csv.reader(fh))
     hdr, data = rows[0], rows[2:]
     col = {h: i for i, h in enumerate(hdr)}
     assert len(data) == len(cfg), (len(data), len(cfg))
@@ -53,10 +56,10 @@ def main():
     def m(r, k):
         return num(r[col[k]]) if k in col else None
     out = []
-    for c, r in zip(cfg, data):
+    for c, r in zip(cfg, data, strict=False):
         kname, g = tm[c["id"]]
         assert kname == c["kernel"], (kname, c)
-        assert f"bench<" in r[col["Kernel Name"]] or "bench" in r[col["Kernel Name"]]
+        assert "bench<" in r[col["Kernel Name"]] or "bench" in r[col["Kernel Name"]]
         ops = ("ld", "st", "atom")
         sass_inst = m(r, "smsp__sass_inst_executed_op_shared.sum")
         if "atomic_kind" in c:
@@ -75,7 +78,8 @@ def main():
             "pattern": c["pattern"], "addresses": c["addresses"], "active": c["active"],
             "wavefronts_per_instruction": round(wf / COPIES, 4),
             "conflicts_per_instruction": round(cf / COPIES, 4),
-            "sass_shared_instructions_per_instruction": round(sass_inst / COPIES, 4) if sass_inst is not None else None,
+            "sass_shared_instructions_per_instruction": (
+                round(sass_inst / COPIES, 4) if sass_inst is not None else None),
             "cycles_per_instruction": round(float(g["cpi"]), 4),
             "cycles_per_instruction_min": round(float(g["cpi_min"]), 4),
             "cycles_per_instruction_max": round(float(g["cpi_max"]), 4),
@@ -87,15 +91,16 @@ def main():
         "format": "bankism-cycles", "version": 1,
         "environment": parse_env(d),
         "method": (
-            "hw/cycles/cycles.cu: grid = 132 blocks (one per SM) x 1024 threads (32 warps/SM), 100 KiB dynamic "
-            "smem; every warp runs 128 iterations of 32 independent copies of one shared-memory instruction "
-            "(inline PTX; loads as ld.volatile.shared) on its lane pattern + j*128 bytes for copy j (immediate "
-            "offsets, same banks); results folded 8 at a time with asm adds; the loop address also adds "
-            "zero*iteration with zero=0 a kernel argument, so ptxas can neither hoist nor merge loads (checked "
-            "in cycles_sass). Thread 0 reads clock64 after a __syncthreads at start and end; "
-            "cycles_per_instruction = median over 132 SMs of (end-start) / (32 warps * 128 * 32), median of 5 "
-            "runs after a warm-up (min/max over the 5 runs also given). wavefronts_per_instruction: Nsight "
-            "Compute on a separate launch of the same kernel with 1 warp and 1 iteration (32 instructions): "
+            "hw/cycles/cycles.cu: grid = 132 blocks (one per SM) x 1024 threads (32 warps/SM), 100 KiB "
+            "dynamic smem; every warp runs 128 iterations of 32 independent copies of one shared-memory "
+            "instruction (inline PTX; loads as ld.volatile.shared) on its lane pattern + j*128 bytes for "
+            "copy j (immediate offsets, same banks); results folded 8 at a time with asm adds; the loop "
+            "address also adds zero*iteration with zero=0 a kernel argument, so ptxas can neither hoist nor "
+            "merge loads (checked in cycles_sass). Thread 0 reads clock64 after a __syncthreads at start and "
+            "end; cycles_per_instruction = median over 132 SMs of (end-start) / (32 warps * 128 * 32), "
+            "median of 5 runs after a warm-up (min/max over the 5 runs also given). "
+            "wavefronts_per_instruction: Nsight Compute on a separate launch of the same kernel with 1 warp "
+            "and 1 iteration (32 instructions): "
             "sum over op_ld/op_st/op_atom of l1tex__data_pipe_lsu_wavefronts_mem_shared / 32. SM clock not "
             "locked (measured as found). atom.shared.add.u64 is a CAS loop on sm_90 (LDS.64 + "
             "ATOMS.CAST.SPIN.64), so its rows count all loop iterations; its cycles are per PTX instruction."

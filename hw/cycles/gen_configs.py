@@ -68,18 +68,20 @@ def main():
                 for j in range(n):
                     a[j] = 2048
                 add(kern, op, w, None, f"{n} lanes on one address, rest contiguous", a)
-            add(kern, op, w, None, "32 lanes, 16 distinct addresses (pairs xor 1) contiguous", [(i // 2) * w for i in L])
+            add(kern, op, w, None, "32 lanes, 16 distinct addresses (pairs xor 1) contiguous",
+                [(i // 2) * w for i in L])
     for kern, (op, m) in ({} if atomics_only else MATRIX).items():
         n = 8 * m
 
-        def fill(r):
+        def fill(r, n=n):
             return [r[i % n] for i in L]
         add(kern, op, 16, m, "all rows same address", fill([0] * n))
         for S in (16, 32, 48, 64, 80, 128, 144, 256):
-            add(kern, op, 16, m, f"row stride {S}B", fill([l * S for l in range(n)]))
-        add(kern, op, 16, m, "128B swizzle rows r=l", fill([l * 128 + ((l % 8) * 16) for l in range(n)]))
+            add(kern, op, 16, m, f"row stride {S}B", fill([lane * S for lane in range(n)]))
+        add(kern, op, 16, m, "128B swizzle rows r=l",
+            fill([lane * 128 + ((lane % 8) * 16) for lane in range(n)]))
         add(kern, op, 16, m, "128B swizzle rows l%8 chunk l//8",
-            fill([(l % 8) * 128 + (((l // 8) ^ (l % 8)) * 16) for l in range(n)]))
+            fill([(lane % 8) * 128 + (((lane // 8) ^ (lane % 8)) * 16) for lane in range(n)]))
     with open(os.path.join(out_dir, stem + ".json"), "w") as f:
         json.dump({"format": "bankism-cycles-configs", "version": 1, "rows": rows}, f, separators=(",", ":"))
     with open(os.path.join(out_dir, stem + ".txt"), "w") as f:

@@ -81,7 +81,8 @@ def conflicts(p):
 
 
 def main():
-    d = json.load(open(sys.argv[1]))
+    with open(sys.argv[1]) as fh:
+        d = json.load(fh)
     nlist = int(sys.argv[sys.argv.index("--list") + 1]) if "--list" in sys.argv else 6
     groups = collections.defaultdict(list)
     for p in d["probes"]:

@@ -45,7 +45,8 @@ def num(s):
 def parse_env(d):
     env = {"gpu": None, "compute_capability": None, "arch": "sm_90", "driver": None,
            "cuda": None, "ncu": None, "date": None}
-    t = open(os.path.join(d, "env.txt")).read()
+    with open(os.path.join(d, "env.txt")) as fh:
+        t = fh.read()
     m = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+), ([0-9.]+)$", t, re.M)
     if m:
         env["gpu"], env["driver"], env["compute_capability"] = m.group(1), m.group(2), m.group(3)
@@ -62,7 +63,8 @@ def parse_env(d):
 
 
 def read_csv(path):
-    rows = list(csv.reader(open(path)))
+    with open(path) as fh:
+        rows = list(csv.reader(fh))
     hdr = rows[0]
     # row 1 = units; data afterwards
     return hdr, rows[2:]
@@ -79,8 +81,10 @@ def chunk_files(d):
 def main():
     pat_path, d, out_path = sys.argv[1:4]
     raw_out = sys.argv[4] if len(sys.argv) > 4 else None
-    pats = json.load(open(pat_path))["probes"]
-    log = open(os.path.join(d, "log.txt")).read()
+    with open(pat_path) as fh:
+        pats = json.load(fh)["probes"]
+    with open(os.path.join(d, "log.txt")) as fh:
+        log = fh.read()
     bases = set(int(x) for x in re.findall(r"SHARED_BASE (\d+)", log))
     assert len(bases) == 1, bases
     base = bases.pop()
@@ -89,20 +93,20 @@ def main():
     assert len(files) == len(ranges), (files, ranges)
     probes = []
     raw_rows = []
-    for f, (lo, hi) in zip(files, ranges):
+    for f, (lo, hi) in zip(files, ranges, strict=False):
         hdr, data = read_csv(f)
         col = {h: i for i, h in enumerate(hdr)}
         kcol = col["Kernel Name"]
         assert data[0][kcol].startswith(pats[0]["kernel"]), (f, data[0][kcol])
         data = data[1:]
         assert len(data) == hi - lo + 1, (f, len(data), lo, hi)
-        for r, p in zip(data, pats[lo:hi + 1]):
+        for r, p in zip(data, pats[lo:hi + 1], strict=False):
             kname = r[kcol].split("(")[0].strip()
             assert kname == p["kernel"], (p["id"], kname, p["kernel"])
             v = {k: num(r[col[m]]) if m in col else None for k, m in M.items()}
             extra = {m: num(r[col[m]]) for m in EXTRA if m in col}
-            rec = {k: p[k] for k in ("id", "family", "name", "op", "width", "matrices", "trans", "sass", "ptx",
-                                     "active", "addresses")}
+            rec = {k: p[k] for k in ("id", "family", "name", "op", "width", "matrices", "trans", "sass",
+                                     "ptx", "active", "addresses")}
             if "atomic_kind" in p:
                 rec["atomic_kind"] = p["atomic_kind"]
             rec["counters"] = {
@@ -121,15 +125,16 @@ def main():
         "environment": env,
         "shared_base": base,
         "notes": (
-            "One launch = one warp (1 block x 32 threads) executing exactly one shared-memory SASS instruction "
-            "(inline PTX; checked with cuobjdump -sass, see sass.txt), lane byte offsets and active mask read "
-            "from device memory; inactive lanes skip the instruction by branch (ldmatrix/stmatrix: whole warp, "
-            "lanes >= 8*matrices repeat the pattern unless the family says otherwise). 'addresses' are byte "
-            "offsets from the dynamic extern __shared__ array, whose shared-window address is shared_base "
-            f"(={base}, a multiple of 128, so banks are the same). 100 KiB dynamic smem. Counters from Nsight "
-            "Compute (--page raw, kernel replay, --cache-control none --clock-control none), one profiled "
-            "launch per probe. Counter caveats (measured, not fixed): ldmatrix wavefronts/conflicts are counted "
-            "under op_ld but its instruction count only in smsp__sass_inst_executed_op_ldsm (extra); stmatrix "
+            "One launch = one warp (1 block x 32 threads) executing exactly one shared-memory SASS "
+            "instruction (inline PTX; checked with cuobjdump -sass, see sass.txt), lane byte offsets and "
+            "active mask read from device memory; inactive lanes skip the instruction by branch "
+            "(ldmatrix/stmatrix: whole warp, lanes >= 8*matrices repeat the pattern unless the family says "
+            "otherwise). 'addresses' are byte offsets from the dynamic extern __shared__ array, whose "
+            f"shared-window address is shared_base (={base}, a multiple of 128, so banks are the same). "
+            "100 KiB dynamic smem. Counters from Nsight Compute (--page raw, kernel replay, --cache-control "
+            "none --clock-control none), one profiled launch per probe. Counter caveats (measured, not "
+            "fixed): ldmatrix wavefronts/conflicts are counted under op_ld but its instruction count only "
+            "in smsp__sass_inst_executed_op_ldsm (extra); stmatrix "
             "wavefronts/conflicts are counted under op_st, and no per-op instruction metric counts it "
             "(smsp__sass_inst_executed_op_shared, in extra, does). atom.shared.add.u64 has no native SASS on "
             "sm_90: ptxas emits LDS.64 + a loop of ATOMS.CAST.SPIN.64, so its counters include the LDS.64 "

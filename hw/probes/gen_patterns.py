@@ -37,7 +37,8 @@ KINDS = {
     "acas4": ("probe_atom_cas_b32", "atomic", 4, None, False, "cas", "ATOMS.CAS", "atom.shared.cas.b32"),
     "axch4": ("probe_atom_exch_b32", "atomic", 4, None, False, "exch", "ATOMS.EXCH", "atom.shared.exch.b32"),
     "acas8": ("probe_atom_cas_b64", "atomic", 8, None, False, "cas", "ATOMS.CAS.64", "atom.shared.cas.b64"),
-    "axch8": ("probe_atom_exch_b64", "atomic", 8, None, False, "exch", "ATOMS.EXCH.64", "atom.shared.exch.b64"),
+    "axch8": ("probe_atom_exch_b64", "atomic", 8, None, False, "exch", "ATOMS.EXCH.64",
+              "atom.shared.exch.b64"),
 }
 for m in (1, 2, 4):
     for t in (False, True):
@@ -70,8 +71,9 @@ class Gen:
         for a in addrs:
             assert 0 <= a <= LIMIT, (kind, name, a)
             assert a % w == 0, (kind, name, a, w)
+        mat_desc = "" if mats is None else f" x{mats:d}{' trans' if trans else ''}"
         rec = {"id": len(self.probes), "kind": kind, "kernel": kern, "family": family,
-               "name": f"{op} w{w}{'' if mats is None else ' x%d%s' % (mats, ' trans' if trans else '')}"
+               "name": f"{op} w{w}{mat_desc}"
                        f"{'' if akind is None else ' ' + akind} {name}",
                "op": op, "width": w, "matrices": mats, "trans": trans,
                "sass": sass, "ptx": ptx, "active": active & FULL, "addresses": addrs}
@@ -95,7 +97,8 @@ def scalar_patterns(g, kind, rng, full_strides):
         g.add(kind, "degree", f"degree {d} (lane i -> (i%{d})*{row} + (i//{d})*{w})",
               [(i % d) * row + (i // d) * w for i in L])
     # --- byte strides (any multiple of width)
-    for b in sorted(set([4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64, 68, 72, 96, 128, 132, 136, 256, 260, 264, 512, 1024])):
+    for b in sorted(set([4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 48, 64, 68, 72, 96, 128, 132, 136,
+                         256, 260, 264, 512, 1024])):
         if b % w == 0 and b // w not in strides:
             g.add(kind, "bytestride", f"byte stride {b}", [i * b for i in L])
     # --- row padding: [rows][cols+pad] column read (lane i = row i, column c)
@@ -125,7 +128,8 @@ def scalar_patterns(g, kind, rng, full_strides):
     # --- half-warp and quarter duplicates
     g.add(kind, "halfdup", "lanes 16-31 = lanes 0-15, contiguous", [(i % 16) * w for i in L])
     g.add(kind, "halfdup", "lanes 16-31 = lanes 0-15, stride 2", [(i % 16) * 2 * w for i in L])
-    g.add(kind, "halfdup", "lanes 16-31 = lanes 0-15 reversed order", [(15 - (i % 16)) * w if i >= 16 else i * w for i in L])
+    g.add(kind, "halfdup", "lanes 16-31 = lanes 0-15 reversed order",
+          [(15 - (i % 16)) * w if i >= 16 else i * w for i in L])
     g.add(kind, "halfdup", "lanes 16-31 = lanes 0-15, stride 128B", [(i % 16) * 128 for i in L])
     g.add(kind, "halfdup", "quarter dup (i%8), contiguous", [(i % 8) * w for i in L])
     g.add(kind, "halfdup", "quarter dup (i%8), stride 128B", [(i % 8) * 128 for i in L])
@@ -179,7 +183,8 @@ def scalar_patterns(g, kind, rng, full_strides):
         g.add(kind, "random", f"random aligned masked #{r}", [rng.randrange(0, 4096 // w) * w for _ in L],
               rng.getrandbits(32))
     # --- mixes of broadcast and conflicts
-    g.add(kind, "mix", "even lanes broadcast, odd lanes stride 128B", [0 if i % 2 == 0 else i * 128 for i in L])
+    g.add(kind, "mix", "even lanes broadcast, odd lanes stride 128B",
+          [0 if i % 2 == 0 else i * 128 for i in L])
     g.add(kind, "mix", "lanes 0-15 broadcast, 16-31 contiguous", [0 if i < 16 else i * w for i in L])
     g.add(kind, "mix", "lanes 0-15 broadcast, 16-31 stride 128B", [256 if i < 16 else i * 128 for i in L])
     g.add(kind, "mix", "4 groups of 8 each broadcast, groups same bank", [(i // 8) * 128 for i in L])
@@ -187,7 +192,8 @@ def scalar_patterns(g, kind, rng, full_strides):
     # --- high addresses (>= 32 KiB)
     g.add(kind, "high", "contiguous at 32 KiB", [32768 + i * w for i in L])
     g.add(kind, "high", "contiguous at 60 KiB", [61440 + i * w for i in L])
-    g.add(kind, "high", "pairs low/high same bank (x and x+32 KiB)", [(i // 2) * w + (i % 2) * 32768 for i in L])
+    g.add(kind, "high", "pairs low/high same bank (x and x+32 KiB)",
+          [(i // 2) * w + (i % 2) * 32768 for i in L])
     g.add(kind, "high", "stride 2048B from 32 KiB", [32768 + i * 2048 for i in L])
     # --- sub-word lanes (1/2-byte): several lanes inside one 4-byte word
     if w < 4:
@@ -202,9 +208,11 @@ def scalar_patterns(g, kind, rng, full_strides):
               [(i // 2) * 128 + (i % 2) * w for i in L])
         g.add(kind, "subword", "lanes in same bank different bytes & rows",
               [(i % 16) * 128 + ((i // 16) % per) * w for i in L])
-        g.add(kind, "subword", "two lanes per word, lanes i and i+16", [(i % 16) * 4 + (i // 16) * w for i in L])
+        g.add(kind, "subword", "two lanes per word, lanes i and i+16",
+              [(i % 16) * 4 + (i // 16) * w for i in L])
         for r in range(6):
-            g.add(kind, "subword", f"random bytes in 8 words #{r}", [rng.randrange(0, 32 // w) * w for _ in L])
+            g.add(kind, "subword", f"random bytes in 8 words #{r}",
+                  [rng.randrange(0, 32 // w) * w for _ in L])
             g.add(kind, "subword", f"random bytes in 8 rows of bank 0 #{r}",
                   [rng.randrange(8) * 128 + rng.randrange(per) * w for _ in L])
 
@@ -220,44 +228,51 @@ def matrix_patterns(g, kind, rng):
 
     # stacked: matrix j row r = lane 8j+r at (8j+r)*S
     for S in (16, 32, 48, 64, 80, 96, 128, 144, 160, 192, 256, 272, 512):
-        g.add(kind, "mat_stride", f"row stride {S}B (rows of matrices stacked)", fill([l * S for l in range(n)]))
+        g.add(kind, "mat_stride", f"row stride {S}B (rows of matrices stacked)",
+              fill([lane * S for lane in range(n)]))
     # side by side: row r of matrix j at r*S + j*16
     if m > 1:
         for S in (16 * m, 64, 128, 144, 256):
-            if S < 16 * m:
+            if 16 * m > S:
                 continue
             g.add(kind, "mat_side", f"matrices side by side, row stride {S}B",
-                  fill([(l % 8) * S + (l // 8) * 16 for l in range(n)]))
+                  fill([(lane % 8) * S + (lane // 8) * 16 for lane in range(n)]))
     if m == 4:
         for S in (32, 64, 80, 128, 144, 256):
             g.add(kind, "mat_afrag", f"A-fragment: lane l row l%16, col chunk l//16, row stride {S}B",
-                  fill([(l % 16) * S + (l // 16) * 16 for l in range(n)]))
+                  fill([(lane % 16) * S + (lane // 16) * 16 for lane in range(n)]))
     # 128-byte XOR swizzle: row r at r*128 + ((chunk ^ (r%8))*16)
     g.add(kind, "swizzle", "128B swizzle, stacked rows r=l, chunk 0",
-          fill([l * 128 + ((0 ^ (l % 8)) * 16) for l in range(n)]))
+          fill([lane * 128 + ((0 ^ (lane % 8)) * 16) for lane in range(n)]))
     g.add(kind, "swizzle", "128B swizzle, rows r=l%8, chunk=l//8",
-          fill([(l % 8) * 128 + (((l // 8) ^ (l % 8)) * 16) for l in range(n)]))
+          fill([(lane % 8) * 128 + (((lane // 8) ^ (lane % 8)) * 16) for lane in range(n)]))
     if m == 4:
         g.add(kind, "swizzle", "128B swizzle, A-fragment rows l%16, chunk l//16",
-              fill([(l % 16) * 128 + (((l // 16) ^ (l % 8)) * 16) for l in range(n)]))
+              fill([(lane % 16) * 128 + (((lane // 16) ^ (lane % 8)) * 16) for lane in range(n)]))
         g.add(kind, "swizzle", "128B swizzle, rows l%16, chunk 2*(l//16)",
-              fill([(l % 16) * 128 + (((2 * (l // 16)) ^ (l % 8)) * 16) for l in range(n)]))
+              fill([(lane % 16) * 128 + (((2 * (lane // 16)) ^ (lane % 8)) * 16) for lane in range(n)]))
     g.add(kind, "swizzle", "64B swizzle, row r=l at r*64 + ((0 ^ (r//2)%4)*16)",
-          fill([l * 64 + ((0 ^ ((l // 2) % 4)) * 16) for l in range(n)]))
+          fill([lane * 64 + ((0 ^ ((lane // 2) % 4)) * 16) for lane in range(n)]))
     g.add(kind, "swizzle", "broken swizzle: chunk ^ (r%4) with 128B rows",
-          fill([l * 128 + ((l % 4) * 16) for l in range(n)]))
+          fill([lane * 128 + ((lane % 4) * 16) for lane in range(n)]))
     # all rows same address
     g.add(kind, "mat_same", "all rows same address", fill([0] * n))
     g.add(kind, "mat_same", "all rows same address at 4096", fill([4096] * n))
     # rows shared between matrices
     if m > 1:
-        g.add(kind, "mat_shared", "every matrix uses matrix 0's rows (contiguous)", fill([(l % 8) * 16 for l in range(n)]))
-        g.add(kind, "mat_shared", "every matrix uses matrix 0's rows (stride 128B)", fill([(l % 8) * 128 for l in range(n)]))
+        g.add(kind, "mat_shared", "every matrix uses matrix 0's rows (contiguous)",
+              fill([(lane % 8) * 16 for lane in range(n)]))
+        g.add(kind, "mat_shared", "every matrix uses matrix 0's rows (stride 128B)",
+              fill([(lane % 8) * 128 for lane in range(n)]))
         if m == 4:
-            g.add(kind, "mat_shared", "matrices 2,3 reuse rows of 0,1 (contiguous)", fill([(l % 16) * 16 for l in range(n)]))
-            g.add(kind, "mat_shared", "matrices 2,3 reuse rows of 0,1 (stride 128B)", fill([(l % 16) * 128 for l in range(n)]))
-    g.add(kind, "mat_shared", "rows pairwise equal (r and r^1), contiguous", fill([(l // 2) * 16 for l in range(n)]))
-    g.add(kind, "mat_shared", "rows pairwise equal (r and r^1), stride 128B", fill([(l // 2) * 128 for l in range(n)]))
+            g.add(kind, "mat_shared", "matrices 2,3 reuse rows of 0,1 (contiguous)",
+                  fill([(lane % 16) * 16 for lane in range(n)]))
+            g.add(kind, "mat_shared", "matrices 2,3 reuse rows of 0,1 (stride 128B)",
+                  fill([(lane % 16) * 128 for lane in range(n)]))
+    g.add(kind, "mat_shared", "rows pairwise equal (r and r^1), contiguous",
+          fill([(lane // 2) * 16 for lane in range(n)]))
+    g.add(kind, "mat_shared", "rows pairwise equal (r and r^1), stride 128B",
+          fill([(lane // 2) * 128 for lane in range(n)]))
     # random rows
     for r in range(8):
         span = 4096 if r < 5 else 65536
@@ -267,15 +282,15 @@ def matrix_patterns(g, kind, rng):
         g.add(kind, "mat_random", f"random rows among 8 rows of 128B bank-aligned #{r}",
               fill([rng.randrange(8) * 128 for _ in range(n)]))
     # high addresses
-    g.add(kind, "high", "contiguous rows at 32 KiB", fill([32768 + l * 16 for l in range(n)]))
-    g.add(kind, "high", "row stride 128B at 48 KiB", fill([49152 + l * 128 for l in range(n)]))
+    g.add(kind, "high", "contiguous rows at 32 KiB", fill([32768 + lane * 16 for lane in range(n)]))
+    g.add(kind, "high", "row stride 128B at 48 KiB", fill([49152 + lane * 128 for lane in range(n)]))
     # unused lanes: do their addresses matter?
     if m < 4:
-        rows = [l * 16 for l in range(n)]
+        rows = [lane * 16 for lane in range(n)]
         g.add(kind, "unused_lanes", "contiguous rows, unused lanes 32-way conflicting",
               rows + [8192 + 128 * i for i in range(32 - n)])
         g.add(kind, "unused_lanes", "contiguous rows, unused lanes = 0", rows + [0] * (32 - n))
-        rows = [l * 128 for l in range(n)]
+        rows = [lane * 128 for lane in range(n)]
         g.add(kind, "unused_lanes", "stride 128B rows, unused lanes contiguous",
               rows + [8192 + 16 * i for i in range(32 - n)])
 
@@ -330,7 +345,8 @@ def main():
     sub = [dict(p) for p in g.probes
            if (p["family"] == "stride" and p["name"].endswith((" stride 0", " stride 1", " stride 2")))
            or (p["family"] == "mat_stride" and (" 16B " in p["name"] or " 128B " in p["name"]))
-           or (p["family"] == "hotspot" and p["op"] == "atomic" and "8 lanes on one address, rest contiguous" in p["name"])]
+           or (p["family"] == "hotspot" and p["op"] == "atomic"
+               and "8 lanes on one address, rest contiguous" in p["name"])]
     for k, p in enumerate(sub):
         p["orig_id"] = p["id"]
         p["id"] = k
