@@ -83,3 +83,27 @@ def test_quiz_kernel_as_compiled_on_the_h100():
         assert totals["sass"][op_class]["instructions"] == measured[op_class]["instructions"]
         for metric, allowance in TOLERANCE.items():
             assert allowance.admits(measured[op_class][metric], totals["sass"][op_class][metric])
+
+
+def test_quiz_kernel_as_written_measured_on_the_h100():
+    """dgemm_unroll1.cu keeps line 40 as written (one LDS.64 per read per k); explain's
+    source-level counts for one block, times the 256 blocks, against three ncu runs."""
+    from bankism.analyze import conflicts_agree
+
+    data = ROOT / "tests" / "data" / "explain"
+    measured = json.loads((data / "dgemm_unroll1_ncu.json").read_text())
+    source = data / "dgemm_unroll1.cu"
+    report = explain(source.read_text(), str(source), ExplainOptions(block_indices=[(1, 1, 0)]))
+    blocks = 256
+    predicted = {"ld": {}, "st": {}}
+    for op_class, op in (("ld", "load"), ("st", "store")):
+        sites = [s for s in report["sites"] if s["op"] == op]
+        for metric in ("instructions", "wavefronts", "conflicts"):
+            predicted[op_class][metric] = blocks * sum(s[metric] for s in sites)
+    for run in measured["runs"]:
+        for op_class in ("ld", "st"):
+            got, want = run[op_class], predicted[op_class]
+            for metric, allowance in TOLERANCE.items():
+                assert allowance.admits(got[metric], want[metric]), (op_class, metric, got, want)
+            surplus = got["wavefronts"] - want["wavefronts"]
+            assert conflicts_agree(got["conflicts"] - want["conflicts"], surplus)

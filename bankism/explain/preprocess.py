@@ -23,6 +23,7 @@ CUDA_MACROS = (
     "__noinline__ ",
     "__inline__ inline",
     "__host__ ",
+    "_Pragma(x) ",
     "CUDART_INF_F __int_as_float(0x7f800000)",
 )
 
