@@ -156,7 +156,7 @@ def _simulate_kernel(
     last_start = shared_bytes - width
     scalar_mask = masks.shape[0] == 1
     for c in prange(n_chunks):
-        seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int32)
+        seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int16)
         counts = np.zeros(MAX_TRANSACTIONS * 32, np.int32)
         best = np.zeros(MAX_TRANSACTIONS, np.int32)
         stamp = 0
@@ -172,7 +172,7 @@ def _simulate_kernel(
                 errors[c, 2] = code
                 break
             bits, _ = _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope)
-            if stamp > 2**31 - 2 * MAX_TRANSACTIONS:
+            if stamp > 2**15 - 2 * MAX_TRANSACTIONS:
                 seen[:] = 0
                 stamp = 0
             stamp += MAX_TRANSACTIONS
