@@ -65,3 +65,13 @@ def test_bool_and_bitmask_active_agree():
     by_bool = bankism.simulate(addresses, width=4, active=lanes)
     by_bits = bankism.simulate(addresses, width=4, active=bits)
     np.testing.assert_array_equal(by_bool.wavefronts, by_bits.wavefronts)
+
+
+def test_long_batches_agree_with_the_reference():
+    """Batches long enough to wrap the engine's per-chunk stamps still count every instruction right."""
+    rng = np.random.default_rng(11)
+    rows = rng.integers(0, 64, size=(60_000, 32)) * 8
+    rows[::3] = rows[::3] // 64 * 64
+    result = bankism.simulate(rows, width=8)
+    for i in rng.choice(len(rows), size=300, replace=False):
+        assert result.wavefronts[i] == reference_count(rows[i], 8).wavefronts
