@@ -86,7 +86,8 @@ def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits
                         serialised, seen, stamp, counts, best):
     """Fill best[t] with the busiest bank's passes in each transaction t (addresses already valid).
 
-    One sweep over the lanes, with no data-dependent branch. Lane l belongs to transaction
+    One sweep over the lanes, with no data-dependent branch (indices are cast to unsigned so
+    Numba emits no negative-index wrap-around check). Lane l belongs to transaction
     l >> group_shift, or to the even one of a merged pair. A unit is the aligned
     ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for widths up to 4); units in
     the same bank group (unit mod n_super) need one pass each and equal units share a pass,
@@ -97,24 +98,27 @@ def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits
     for k in range(n_transactions * n_super):
         counts[k] = 0
     outside = seen.shape[0] - 1
+    row = np.uintp(i)
     if mask == FULL_MASK and merged_bits == 0 and not serialised:
         for lane in range(lanes_used):
-            unit = addresses[i, lane] >> unit_shift
+            unit = addresses[row, np.uintp(lane)] >> unit_shift
             t = lane >> group_shift
             key = stamp + t
-            fresh = seen[unit] != key
-            seen[unit] = key
-            counts[t * n_super + (unit & (n_super - 1))] += fresh
+            slot = np.uintp(unit)
+            fresh = seen[slot] != key
+            seen[slot] = key
+            counts[np.uintp(t * n_super + (unit & (n_super - 1)))] += fresh
     else:
         for lane in range(lanes_used):
             active = (mask >> lane) & 1
-            unit = addresses[i, lane] >> unit_shift if active else outside
+            unit = addresses[row, np.uintp(lane)] >> unit_shift if active else outside
             t = lane >> group_shift
             t &= ~((merged_bits >> (t >> 1)) & 1)
             key = stamp + t
-            fresh = active if serialised else (seen[unit] != key) & active
-            seen[unit] = key
-            counts[t * n_super + (unit & (n_super - 1))] += fresh
+            slot = np.uintp(unit)
+            fresh = active if serialised else (seen[slot] != key) & active
+            seen[slot] = key
+            counts[np.uintp(t * n_super + (unit & (n_super - 1)))] += fresh
     for t in range(n_transactions):
         top = 0
         for k in range(t * n_super, (t + 1) * n_super):
