@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -55,19 +54,25 @@ def throughput(n: int, repeats: int) -> list[tuple[str, float, float]]:
 
 
 def chunked_peak_rss(total: int, chunk: int) -> tuple[float, float]:
-    """Peak RSS (MiB) after one chunk and after consuming ``total`` instructions chunk by chunk."""
-    def peak() -> float:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-    wavefronts = 0
-    after_first = 0.0
-    for start in range(0, total, chunk):
-        addresses = make_addresses(chunk, 8, seed=start)
-        wavefronts += bankism.simulate(addresses, width=8).total_wavefronts
-        del addresses
-        if start == 0:
-            after_first = peak()
-    return after_first, peak()
+    """Peak RSS (VmHWM, MiB) of a fresh process after one chunk and after ``total`` instructions."""
+    code = (
+        "import bankism\n"
+        "from benchmarks.bench_engine import make_addresses\n"
+        "def high_water():\n"
+        "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
+        "    return int(status.split()[0]) / 1024\n"
+        f"total, chunk = {total}, {chunk}\n"
+        "peaks = []\n"
+        "for start in range(0, total, chunk):\n"
+        "    bankism.simulate(make_addresses(chunk, 8, seed=start), width=8).total_wavefronts\n"
+        "    peaks.append(high_water())\n"
+        "print(peaks[0], peaks[-1])\n"
+    )
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    done = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True,
+                          cwd=root, env={**os.environ, "PYTHONPATH": root})
+    first, last = (float(value) for value in done.stdout.split())
+    return first, last
 
 
 def first_call_seconds(cache_dir: str) -> float:
@@ -103,9 +108,9 @@ def main() -> None:
     mix = len(KINDS) * n
     print(f"| mix | {total_engine:.3f} | {mix / total_engine / 1e6:.1f} | {total_sum:.3f} | "
           f"{total_engine / total_sum:.2f}x |")
-    first, last = chunked_peak_rss(total=8 * 1_000_000, chunk=1_000_000)
-    print(f"\npeak RSS after the first 1M-instruction chunk: {first:.0f} MiB; "
-          f"after 8 chunks (8M instructions): {last:.0f} MiB")
+    first, last = chunked_peak_rss(total=16 * 1_000_000, chunk=1_000_000)
+    print(f"\nfresh process, 8-byte loads fed in 1M-instruction chunks (256 MB of addresses each): "
+          f"peak RSS {first:.0f} MiB after the first chunk, {last:.0f} MiB after 16 chunks")
     with tempfile.TemporaryDirectory() as cold:
         cold_seconds = first_call_seconds(cold)
         warm_seconds = first_call_seconds(cold)
