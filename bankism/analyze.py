@@ -293,6 +293,11 @@ class LaunchReport:
         instructions_match = abs(self.measured[op_class]["instructions"]
                                  - self.predicted[op_class]["instructions"]) < 0.5
         cause = "" if instructions_match else "; instruction counts differ too, see above"
+        if metric == "conflicts" and difference > 0:
+            wavefront_surplus = self.measured[op_class]["wavefronts"] - self.predicted[op_class]["wavefronts"]
+            if conflicts_agree(difference, wavefront_surplus):
+                return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: L1 "
+                        f"contention with global-load traffic (docs/rules.md, whole kernels){scaled}{cause}")
         if difference > 0:
             return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
                     f"prediction{scaled}{cause}")

@@ -20,6 +20,7 @@ from rich.text import Text
 
 import bankism
 from bankism.analyze import (
+    CONFLICTS_RULE,
     DEFAULT_ATOMIC_OP,
     TOLERANCE,
     LaunchReport,
@@ -156,7 +157,7 @@ def _agreement(report: LaunchReport) -> str:
     if agrees is None:
         return "The trace carries no measured counters."
     limits = ", ".join(f"{metric}: surplus up to {a.surplus:.0%} of measured, deficit up to {a.deficit:.0%}"
-                       for metric, a in TOLERANCE.items())
+                       for metric, a in TOLERANCE.items()) + f", conflicts: {CONFLICTS_RULE}"
     if agrees:
         return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
