@@ -198,24 +198,20 @@ def _floats2half2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 BUILTINS["__floats2half2_rn"] = _floats2half2
 
 
-def _float2half2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    (value,) = _args(machine, expr, mask, 1)
-    if not isinstance(value, Vector) or value.type.count != 2:
-        raise Failure(expr, f"{expr.function}() needs a float2")
-    return Vector(C.VECTORS["half2"], [convert(c, C.HALF) for c in value.comps])
+def _pair_converter(source: str, target: str, element: C.CType):  # noqa: ANN202
+    """A builtin converting a two-component vector ``source`` into ``target`` (float2 <-> half2)."""
+
+    def convert_pair(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        (value,) = _args(machine, expr, mask, 1)
+        if not isinstance(value, Vector) or value.type.count != 2:
+            raise Failure(expr, f"{expr.function}() needs a {source}")
+        return Vector(C.VECTORS[target], [convert(c, element) for c in value.comps])
+
+    return convert_pair
 
 
-BUILTINS["__float22half2_rn"] = _float2half2
-
-
-def _half22float2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    (value,) = _args(machine, expr, mask, 1)
-    if not isinstance(value, Vector) or value.type.count != 2:
-        raise Failure(expr, f"{expr.function}() needs a half2")
-    return Vector(C.VECTORS["float2"], [convert(c, C.FLOAT) for c in value.comps])
-
-
-BUILTINS["__half22float2"] = _half22float2
+BUILTINS["__float22half2_rn"] = _pair_converter("float2", "half2", C.HALF)
+BUILTINS["__half22float2"] = _pair_converter("half2", "float2", C.FLOAT)
 
 
 # --- memory ------------------------------------------------------------------------------
