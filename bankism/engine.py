@@ -243,10 +243,6 @@ class BankMap:
                     best = (t, b, self.passes(t, b))
         return best[0], best[1]
 
-    def distinct_words(self, transaction: int, bank: int) -> list[int]:
-        """The distinct word indices bank ``bank`` serves in ``transaction``, in first-use order."""
-        return list(dict.fromkeys(word for _, word in self.banks[transaction][bank]))
-
     def __str__(self) -> str:
         lines = []
         for t, (lo, hi) in enumerate(self.transactions):
@@ -337,7 +333,9 @@ class SimulationResult:
     def bank_map(self, i: int = 0) -> BankMap:
         """The per-bank picture of instruction ``i``: lanes and 4-byte words in every bank."""
         self._check_index(i)
-        transactions, _ = self._transactions(i)
+        return self._bank_map(i, self._transactions(i)[0])
+
+    def _bank_map(self, i: int, transactions: list[tuple[int, int]]) -> BankMap:
         mask = self._mask(i)
         row = self.addresses[i]
         words_per_lane = max(1, max(self.width, 4) // self.arch.bank_bytes)
@@ -359,7 +357,7 @@ class SimulationResult:
         """One sentence: how instruction ``i`` was split or merged and why, and what it costs."""
         self._check_index(i)
         transactions, fired = self._transactions(i)
-        bank_map = self.bank_map(i)
+        bank_map = self._bank_map(i, transactions)
         active = bin(self._mask(i) & _lanes_mask(self.op, self.matrices)).count("1")
         if self.op in MATRIX_OPS:
             kind = f"{self.op} x{self.matrices}"
@@ -524,7 +522,7 @@ def simulate(
     ideal = groups * per_pass if per_pass != 1 else groups
     return SimulationResult(
         wavefronts=wavefronts, ideal=ideal, conflicts=passes - groups, cycles=_cycles(rule, wavefronts),
-        groups=groups, merged=merged.view(bool), op=op, width=width, matrices=matrices,
+        groups=groups, merged=merged != 0, op=op, width=width, matrices=matrices,
         arch=architecture, rule=rule, atomic_op=atomic_op if op == "atomic" else None,
         addresses=rows, masks=masks,
     )
