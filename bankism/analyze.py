@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 import bankism
+from bankism.arch import NCU_COUNTER_OF_OP
 from bankism.errors import BankismError
 from bankism.traceio import RecordChunk, Trace, blocks_recorded_count
 
@@ -28,7 +29,7 @@ REPORT_VERSION = 1
 ANALYZE_CHUNK = 1 << 16
 
 #: Which ncu counter family (op_ld, op_st, op_atom) counts the wavefronts and conflicts of each op.
-OP_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}
+OP_CLASS = NCU_COUNTER_OF_OP
 
 #: The ops whose executions ``smsp__sass_inst_executed_op_shared_<class>`` counts. Measured on the H100
 #: (traces/probes): an ldmatrix counts under op_ld for wavefronts and conflicts but its instruction only

@@ -59,12 +59,17 @@ class Rule:
 
 @dataclass(frozen=True)
 class Architecture:
-    """Bank geometry, shared-memory size and per-instruction rules of one architecture."""
+    """Bank geometry, shared-memory size and per-instruction rules of one architecture.
+
+    ``reserved_shared_bytes``: where a block's own shared variables start in the shared window
+    (the system reserves the bytes before it).
+    """
 
     name: str
     banks: int
     bank_bytes: int
     shared_bytes: int
+    reserved_shared_bytes: int
     rules: dict[tuple[str, int, str], Rule] = field(repr=False)
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
 
@@ -130,6 +135,9 @@ SM90 = Architecture(
     banks=32,
     bank_bytes=4,
     shared_bytes=228 * 1024,
+    # Measured on the H100 (traces/probes: shared_base 1024; hw/corpus smoke test): the first static
+    # or dynamic shared variable is at byte 1024, cudaDevAttrReservedSharedMemoryPerBlock.
+    reserved_shared_bytes=1024,
     rules=_sm90_rules(),
     unsupported={
         ("atomic", 8, "add"): (

@@ -25,7 +25,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from bankism.arch import MATRIX_OPS, get_arch
+from bankism.arch import ARCHITECTURES, MATRIX_OPS, get_arch
 from bankism.errors import BankismError
 
 FORMAT = "bankism-trace"
@@ -48,10 +48,9 @@ RECORD_LAYOUT: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
     "addresses": (np.int64, (32,)),
 }
 
-#: Byte offset at which a block's own shared memory starts in the shared window, per architecture.
-#: Measured on an NVIDIA H100 80GB HBM3 (CUDA 13.0): ``__cvta_generic_to_shared`` of the first static
-#: or dynamic shared variable is 1024, equal to cudaDevAttrReservedSharedMemoryPerBlock.
-SHARED_WINDOW_BASE = {"sm_90": 1024}
+#: Byte offset at which a block's own shared memory starts in the shared window, per architecture
+#: (``Architecture.reserved_shared_bytes``, measured: 1024 on the H100).
+SHARED_WINDOW_BASE = {name: arch.reserved_shared_bytes for name, arch in ARCHITECTURES.items()}
 
 #: Dynamic shared memory may start after the static variables at an alignment chosen by the kernel.
 #: Measured on the same H100: after 100 static bytes it starts at 1136 by default and at 2048 when

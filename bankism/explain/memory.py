@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.errors import BankismError
+from bankism.arch import get_arch
 from bankism.explain import ctype as C
 from bankism.explain.ctype import CType
 from bankism.explain.values import SRC_MASK, SRC_SHIFT, Failure, Mask, Scalar
@@ -19,13 +19,9 @@ DYNAMIC_SHARED_ALIGN = 16
 
 
 def window_base(arch: str) -> int:
-    """Where a block's own shared memory starts in the shared window (measured per
-    architecture in ``bankism.traceio.SHARED_WINDOW_BASE``)."""
-    from bankism.traceio import SHARED_WINDOW_BASE
-
-    if arch not in SHARED_WINDOW_BASE:
-        raise BankismError(f"no measured shared-window base for {arch}")
-    return SHARED_WINDOW_BASE[arch]
+    """Where a block's own shared memory starts in the shared window (measured per architecture:
+    ``Architecture.reserved_shared_bytes``)."""
+    return get_arch(arch).reserved_shared_bytes
 
 
 @dataclass(eq=False)
