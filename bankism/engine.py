@@ -144,7 +144,8 @@ def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
 @njit(parallel=True, cache=True)
 def _simulate_kernel(
     addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, banked,
-    shared_bytes, passes, groups, merged, errors,
+    per_pass, cycles_floor, cycles_per_wavefront, shared_bytes,
+    wavefronts, ideal, conflicts, cycles, groups, merged, errors,
 ):
     n = addresses.shape[0]
     n_chunks = errors.shape[0]
@@ -189,9 +190,12 @@ def _simulate_kernel(
             for t in range(n_base):
                 total += best[t] if banked else min(best[t], 1)
                 served += best[t] > 0
-            passes[i] = total
+            wavefronts[i] = total * per_pass
+            ideal[i] = served * per_pass
+            conflicts[i] = total - served
             groups[i] = served
-            merged[i] = bits
+            merged[i] = bits != 0
+            cycles[i] = max(cycles_floor, cycles_per_wavefront * total * per_pass) if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -505,36 +509,27 @@ def simulate(
     n = rows.shape[0]
     masks = _as_masks(active, n)
     lanes_used = _lanes_used(op, matrices)
-    passes = np.zeros(n, np.int64)
-    groups = np.zeros(n, np.int64)
-    merged = np.zeros(n, np.uint8)
+    wavefronts, ideal, conflicts, groups = (np.empty(n, np.int64) for _ in range(4))
+    cycles = np.empty(n, np.float64)
+    merged = np.empty(n, np.bool_)
     errors = np.empty((_chunks(n), 3), np.int64)
+    measured = rule.cycles_floor is not None and rule.cycles_per_wavefront is not None
     if n:
         _simulate_kernel(
             rows, masks, width, lanes_used, rule.lanes_per_transaction,
             np.asarray(rule.merge_xors, np.int64), rule.merge_scope == "warp",
-            rule.same_address_serialised, rule.banked, architecture.shared_bytes,
-            passes, groups, merged, errors,
+            rule.same_address_serialised, rule.banked, rule.wavefronts_per_pass,
+            rule.cycles_floor if measured else np.nan,
+            rule.cycles_per_wavefront if measured else np.nan,
+            architecture.shared_bytes, wavefronts, ideal, conflicts, cycles, groups, merged, errors,
         )
         _raise_first_error(errors, rows, width, architecture)
-    per_pass = rule.wavefronts_per_pass
-    wavefronts = passes * per_pass if per_pass != 1 else passes
-    ideal = groups * per_pass if per_pass != 1 else groups
     return SimulationResult(
-        wavefronts=wavefronts, ideal=ideal, conflicts=passes - groups, cycles=_cycles(rule, wavefronts),
-        groups=groups, merged=merged != 0, op=op, width=width, matrices=matrices,
+        wavefronts=wavefronts, ideal=ideal, conflicts=conflicts, cycles=cycles,
+        groups=groups, merged=merged, op=op, width=width, matrices=matrices,
         arch=architecture, rule=rule, atomic_op=atomic_op if op == "atomic" else None,
         addresses=rows, masks=masks,
     )
-
-
-def _cycles(rule: Rule, wavefronts: np.ndarray) -> np.ndarray:
-    """Modelled shared-pipe cycles: max(floor, per_wavefront * wavefronts); NaN where unmeasured."""
-    if rule.cycles_per_wavefront is None or rule.cycles_floor is None:
-        return np.full(wavefronts.shape, np.nan)
-    cycles = np.maximum(rule.cycles_floor, rule.cycles_per_wavefront * wavefronts)
-    cycles[wavefronts == 0] = 0.0
-    return cycles
 
 
 def _raise_first_error(errors: np.ndarray, rows: np.ndarray, width: int, arch: Architecture) -> None:
