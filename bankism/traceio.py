@@ -401,12 +401,21 @@ def validate(doc: dict[str, Any], source: str = "trace") -> None:
     records are checked as they are read (``iter_records``, ``load``).
     """
     validate_document(doc, source)
+    for _ in _checked_inline_records(doc, source):
+        pass
+
+
+def _checked_inline_records(
+    doc: dict[str, Any], source: str
+) -> Iterator[tuple[dict[str, Any], dict[str, np.ndarray]]]:
+    """(launch, checked record arrays) for every launch whose records are inline in the document."""
     arch = doc["environment"]["arch"]
     for launch in doc["launches"]:
         if "records" in launch:
             label = f"{source}: launch {launch['index']}"
             arrays = _checked_arrays(launch["records"], label, 0)
             _check_records(launch, arch, arrays, label, 0, _SiteTable.of(launch))
+            yield launch, arrays
 
 
 # ---------------------------------------------------------------------------------------------
@@ -605,13 +614,8 @@ def open_trace(path: str | os.PathLike[str]) -> Trace:
     doc = _parse_json(trace_path)
     source = str(trace_path)
     validate_document(doc, source)
-    arch = doc["environment"]["arch"]
-    for launch in doc["launches"]:
-        if "records" in launch:
-            label = f"{source}: launch {launch['index']}"
-            arrays = _checked_arrays(launch["records"], label, 0)
-            _check_records(launch, arch, arrays, label, 0, _SiteTable.of(launch))
-            launch["records"] = arrays
+    for launch, arrays in _checked_inline_records(doc, source):
+        launch["records"] = arrays
     return Trace(trace_path, doc)
 
 
