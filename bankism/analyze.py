@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_COUNTER_OF_OP
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP
 from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
@@ -38,7 +38,7 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
-CLASSES = ("ld", "st", "atom")
+CLASSES = NCU_CLASSES
 
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other

@@ -20,9 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
 
-COUNTER_KINDS = ("ld", "st", "atom")
+COUNTER_KINDS = NCU_CLASSES
 
 #: counters key -> trace field -> ncu metric.
 SHARED_METRICS: dict[str, dict[str, str]] = {

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
 
@@ -270,7 +271,7 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
                                   or isinstance(doc.get("sites"), list)):
         sites, infos = sites_from_explain(doc)
-        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", "sm_90")
+        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", DEFAULT_ARCH)
     raise BankismError(f"{path}: neither a bankism trace nor an `explain --json` result")
 
 

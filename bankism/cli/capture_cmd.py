@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
 
 _PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
@@ -21,7 +22,7 @@ def _counter_text(counters: dict[str, Any] | None) -> str:
     if not counters:
         return "no counters"
     parts = []
-    for kind in ("ld", "st", "atom"):
+    for kind in NCU_CLASSES:
         c = counters[kind]
         if c["instructions"] or c["wavefronts"]:
             parts.append(

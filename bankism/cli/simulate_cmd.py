@@ -7,6 +7,7 @@ import json
 import numpy as np
 import typer
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.engine import simulate
 from bankism.errors import BankismError
 
@@ -38,7 +39,7 @@ def register(app: typer.Typer) -> None:
         matrices: int = typer.Option(None, help="1, 2 or 4 for ldmatrix/stmatrix."),
         atomic_op: str = typer.Option("add", help="add, exch or cas, for --op atomic."),
         active: str = typer.Option("0xffffffff", help="Active-lane bitmask."),
-        arch: str = typer.Option("sm_90", help="Architecture."),
+        arch: str = typer.Option(DEFAULT_ARCH, help="Architecture."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Count the wavefronts of one warp-instruction and show the bank map behind them."""
