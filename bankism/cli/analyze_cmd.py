@@ -32,6 +32,7 @@ from bankism.analyze import (
 )
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
+from bankism.files import check_output, replace, temporary_sibling
 from bankism.trace import Trace, open_trace
 
 #: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
@@ -49,10 +50,20 @@ CSV_COLUMNS = (
 )
 
 
-def _stdout_console() -> Console:
+class _PipeConsole(Console):
+    """A Rich console whose closed pipe is a BrokenPipeError (Rich's own exits 1, the "conflicts" code)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def _stdout_console(width: int | None = None) -> Console:
+    if width is not None:
+        return _PipeConsole(width=width)
     if sys.stdout.isatty() or "COLUMNS" in os.environ:
-        return Console()
-    return Console(width=PIPE_WIDTH)
+        return _PipeConsole()
+    return _PipeConsole(width=PIPE_WIDTH)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,19 +345,17 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
 
 
 def _save_figure_atomically(figure: Any, path: Path) -> None:
-    import tempfile
-
     kind = path.suffix.lstrip(".").lower() or "png"
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(handle)
-    try:
-        figure.savefig(name, format=kind, dpi=150)
-        os.replace(name, path)
-    except ValueError as error:
-        raise BankismError(f"--png {path}: {error}") from None
-    finally:
-        if os.path.exists(name):
-            os.unlink(name)
+    with temporary_sibling(path, f"--png {path}") as temp:
+        try:
+            figure.savefig(temp, format=kind, dpi=150)
+        except ValueError as error:
+            raise BankismError(f"--png {path}: {_one_line(error)}") from None
+        replace(temp, path, f"--png {path}")
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _show_heading(report: LaunchReport, stats: SiteStats) -> str:
@@ -409,6 +418,8 @@ def register(app: typer.Typer) -> None:
         png: str = typer.Option(None, "--png", help="Also draw the bank map into this image file."),
     ) -> None:
         """Draw the bank map of the worst warp-instruction of one instruction site."""
+        if png is not None:
+            check_output(png, "--png", [trace, Path(trace).with_suffix(".npz")])
         opened = open_trace(trace)
         report, stats = worst_of_site(opened, site, launch)
         result = simulate_worst(stats, opened.arch)
