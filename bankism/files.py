@@ -26,7 +26,7 @@ def new_file_mode() -> int:
 
 
 def _why(error: OSError) -> str:
-    return error.strerror or type(error).__name__
+    return error.strerror or str(error) or type(error).__name__
 
 
 @contextlib.contextmanager
