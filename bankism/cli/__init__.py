@@ -7,20 +7,108 @@ stdout (``bankism analyze T.json | head -1``) ends the program quietly with exit
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import typer
-import typer.main
+from typer import _click as click
+from typer.core import TyperCommand, TyperGroup
 
-from bankism.cli import advise_cmd, analyze_cmd, capture_cmd, explain_cmd, simulate_cmd
 from bankism.errors import BankismError
 from bankism.version import __version__
 
+#: Command name -> (module defining it with ``register(app)``, one-line help for ``bankism --help``).
+#: A module is imported only when one of its commands runs, so ``bankism --help`` loads no engine.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "analyze": (
+        "analyze_cmd",
+        "Wavefronts, bank conflicts and cycles of every shared-memory instruction site in a trace.",
+    ),
+    "show": (
+        "analyze_cmd",
+        "Draw the bank map of the worst warp-instruction of one instruction site.",
+    ),
+    "simulate": (
+        "simulate_cmd",
+        "Count the wavefronts of one warp-instruction and show the bank map behind them.",
+    ),
+    "explain": (
+        "explain_cmd",
+        "Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU.",
+    ),
+    "advise": (
+        "advise_cmd",
+        "Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array.",
+    ),
+    "trace": (
+        "capture_cmd",
+        "Run a CUDA program under the Sanitizer-API tracer and record its shared-memory accesses.",
+    ),
+    "profile": (
+        "capture_cmd",
+        "Measure shared-memory instructions, wavefronts and bank conflicts of every launch with ncu.",
+    ),
+    "ncu-import": (
+        "capture_cmd",
+        "Read Nsight Compute's shared-memory counters from a CSV export into a trace.",
+    ),
+}
+
+
+def load_command(name: str) -> click.Command:
+    """The click command ``name``, built from its module's ``register`` (imported now, once)."""
+    module = importlib.import_module(f"bankism.cli.{COMMANDS[name][0]}")
+    commands = getattr(module, "_click_commands", None)
+    if commands is None:
+        holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+        module.register(holder)
+        commands = typer.main.get_group(holder).commands
+        for command in commands.values():
+            plain_metavars(command)
+        module._click_commands = commands
+    return commands[name]
+
+
+class _Listed(TyperCommand):
+    """A command as ``bankism --help`` lists it; parsing its arguments loads the real command."""
+
+    def make_context(self, info_name, args, parent=None, **extra):  # type: ignore[override]
+        return load_command(self.name).make_context(info_name, args, parent=parent, **extra)
+
+
+def _plain_help_option(get_help_option: Any) -> Any:
+    """``get_help_option`` whose --help flag shows no <bool> metavar."""
+
+    def wrapped(ctx: click.Context) -> Any:
+        option = get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    return wrapped
+
+
+class LazyCommands(TyperGroup):
+    """The command group: lists ``COMMANDS`` without importing them, loads the one that runs."""
+
+    def get_help_option(self, ctx: click.Context) -> Any:
+        return _plain_help_option(super().get_help_option)(ctx)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        return _Listed(name, help=COMMANDS[name][1])
+
+
 app = typer.Typer(
     name="bankism",
+    cls=LazyCommands,
     help="Shared-memory wavefronts and bank conflicts of CUDA warps, exactly and without a GPU.",
     no_args_is_help=True,
     add_completion=False,
@@ -36,51 +124,37 @@ def _print_version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version, metavar="",
                                  help="Print bankism's version and exit."),
 ) -> None:
     """Shared-memory wavefronts and bank conflicts of CUDA warps, exactly and without a GPU."""
 
 
-for module in (analyze_cmd, simulate_cmd, explain_cmd, advise_cmd, capture_cmd):
-    module.register(app)
-
 #: Metavars shown in --help for values of these types (Typer would print <int>, <list[str]>, <bool>).
 _METAVARS = {int: "INTEGER", float: "NUMBER", str: "TEXT", Path: "PATH"}
 
 
-def _plain_metavar(param: Any) -> str | None:
-    """The plain metavar of one parameter: '' for a flag, INTEGER/NUMBER/TEXT/PATH for a value."""
-    if getattr(param, "is_flag", False):
-        return ""
-    if param.param_type_name == "argument":
-        return param.name.upper() + ("..." if param.nargs != 1 else "")
+def _type_metavar(param: Any) -> str | None:
     annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
     inner = getattr(annotation, "__args__", None)
-    base = inner[0] if inner else annotation
-    return _METAVARS.get(base)
+    return _METAVARS.get(inner[0] if inner else annotation)
 
 
-class _TypeOnly:
-    """A parameter seen as an option, for the metavar of its value type."""
-
-    param_type_name = "option"
-
-    def __init__(self, param: Any) -> None:
-        self.type_descriptor = getattr(param, "type_descriptor", None)
-
-
-def command() -> Any:
-    """The click command group of the app, with plain metavars in its help."""
-    group = typer.main.get_command(app)
-    for sub in [group, *getattr(group, "commands", {}).values()]:
-        for param in sub.params:
-            if param.metavar is None:
-                param.metavar = _plain_metavar(param)
-            if param.param_type_name == "argument":  # Typer shows <str> beside an argument's name
-                shown = _plain_metavar(_TypeOnly(param)) or ""
-                param.display_type_rich = lambda ctx, shown=shown: shown
-    return group
+def plain_metavars(command: click.Command) -> None:
+    """Plain metavars in a command's --help: nothing for a flag, INTEGER/NUMBER/TEXT/PATH for a value,
+    the name in capitals for an argument (with its type beside it)."""
+    command.get_help_option = _plain_help_option(command.get_help_option)  # type: ignore[method-assign]
+    for param in command.params:
+        if param.metavar is not None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.param_type_name == "argument":
+            param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+            shown = _type_metavar(param) or ""
+            param.display_type_rich = lambda ctx, shown=shown: shown  # Typer shows <str> by the name
+        else:
+            param.metavar = _type_metavar(param)
 
 
 def _one_line(text: str) -> str:
@@ -102,7 +176,7 @@ def main(args: list[str] | None = None) -> None:
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
     try:
-        code = command().main(args=args, prog_name="bankism", standalone_mode=False)
+        code = app(args=args, prog_name="bankism", standalone_mode=False)
         sys.stdout.flush()
     except BrokenPipeError:
         _quiet_broken_pipe()
