@@ -116,7 +116,7 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(trace_write, "_write_npz", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(BankismError, match="cannot write: disk full"):
         traceio.save(trace(launch(rows=random_rows(5))), path, binary=True)
     assert path.read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]

@@ -10,6 +10,7 @@ import typer
 
 from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
+from bankism.files import check_output
 
 _PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -97,6 +98,26 @@ def _csv_environment(profiled: list[Any], source: str) -> dict[str, Any]:
     }
 
 
+def _import_target(report: Path, into: Path | None, output: Path | None) -> tuple[Path, str]:
+    """Where ncu-import writes, checked first: never the CSV itself, nor the --into trace under another name.
+
+    ``--into T.json`` without ``-o`` updates T.json in place (atomically): that is what --into asks for.
+    """
+    target = output or into or report.with_suffix(".json")
+    label = "-o" if output is not None else "--into" if into is not None else "output"
+    inputs: list[Path] = [report]
+    in_place = into is not None and (output is None or _same_path(output, into))
+    if into is not None and not in_place:
+        inputs += [into, into.with_suffix(".npz")]
+    check_output(target, label, inputs)
+    check_output(target.with_suffix(".npz"), f"{label} {target}: its records file", inputs)
+    return target, label
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
 Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
 KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searched in the kernel's name.")]
 
@@ -130,6 +151,11 @@ def register(app: typer.Typer) -> None:
         from bankism.capture.convert import trace_program
         from bankism.capture.run import TraceOptions
 
+        inputs = [source, *(program or [])[:1]]
+        check_output(output, "-o", inputs)
+        check_output(output.with_suffix(".npz"), f"-o {output}: its records file", inputs)
+        if keep_raw is not None:
+            check_output(keep_raw, "--keep-raw", [*inputs, output])
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
         doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
         print(f"wrote {output}:")
@@ -161,6 +187,9 @@ def register(app: typer.Typer) -> None:
         from bankism.capture import ncu, toolkit
 
         command = list(program or [])
+        for path, option in ((csv_out, "--csv"), (details_out, "--details-csv")):
+            if path is not None:
+                check_output(path, option, [output, *command[:1]])
         profiled = ncu.run_profile(command, metric or (), keep_csv=csv_out, keep_details=details_out)
         selected = ncu.select_kernels(profiled, kernel)
         if not selected:
@@ -201,18 +230,17 @@ def register(app: typer.Typer) -> None:
         from bankism import trace as traceio
         from bankism.capture import ncu
 
+        target, label = _import_target(report, into, output)
         profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
         if not profiled:
             raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
         if into is not None:
             doc = traceio.load(into)
             missing = ncu.fill_counters(doc, profiled, str(report))
-            target = output or into
             if missing:
                 print(f"note: no CSV launch matched trace launch(es) {missing}; their counters stay null")
         else:
             doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
-            target = output or report.with_suffix(".json")
         traceio.save(doc, target)
         print(f"wrote {target}:")
         for item in doc["launches"]:
