@@ -96,9 +96,10 @@ def run_traced(
         raise BankismError("no program given: put it after --, e.g. bankism trace -o t.json -- ./app")
     env = dict(os.environ)
     env.update(tracer_environment(build, options, raw_dir))
-    env.setdefault("CUDA_MODULE_LOADING", "EAGER")  # every module is loaded, so patched, before it runs
-    if os.environ.get("BANKISM_TRACE_PRELOAD") == "1":  # load the tracer at process start as well
-        env["LD_PRELOAD"] = " ".join(filter(None, [str(build.library), os.environ.get("LD_PRELOAD", "")]))
+    if os.environ.get("BANKISM_TRACE_PRELOAD", "1") != "0":
+        # The Sanitizer API must start before the program loads its CUDA libraries (docs/tracer.md,
+        # "Why the tracer starts at process start"): load the tracer first and start it when loaded.
+        env["LD_PRELOAD"] = ":".join(filter(None, [str(build.library), os.environ.get("LD_PRELOAD", "")]))
         env["BANKISM_TRACE_INIT_AT_LOAD"] = "1"
     try:
         done = subprocess.run(list(command), env=env, check=False, timeout=timeout)

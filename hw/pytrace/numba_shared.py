@@ -5,7 +5,11 @@ Compiled with lineinfo=True, so the trace's sites carry this file's line numbers
 import sys
 
 import numpy as np
-from numba import cuda, float32
+
+if not hasattr(np, "row_stack"):  # numba-cuda 0.30 registers np.row_stack, which NumPy 2.5 removed
+    np.row_stack = np.vstack
+
+from numba import cuda, float32  # noqa: E402  (after the shim above)
 
 TILE = 32
 

@@ -22,11 +22,13 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <execinfo.h>
+#include <fcntl.h>
 #include <sanitizer.h>
 #include <signal.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -120,12 +122,42 @@ std::string json_string(const std::string& text)
     return out + "\"";
 }
 
+int g_owner = -1;  // whether this process records: -1 not decided yet, 0 no, 1 yes
+bool owner();
+
 void write_line(const std::string& line)
 {
-    if (g_manifest == nullptr) return;
+    if (!owner() || g_manifest == nullptr) return;
     fputs(line.c_str(), g_manifest);
     fputc('\n', g_manifest);
     fflush(g_manifest);
+}
+
+// The first process of the traced program to use CUDA records (it creates <dir>/owner); every other
+// process that loads the tracer (the program's children: a compiler it runs, a second CUDA process) passes
+// through untraced, so the manifest never has two writers.
+bool owner()
+{
+    if (g_owner >= 0) return g_owner == 1;
+    const std::string path = g_options.directory + "/owner";
+    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+    g_owner = fd >= 0 ? 1 : 0;
+    if (fd < 0) {
+        if (errno != EEXIST) fprintf(stderr, "bankism tracer: cannot create %s: %s\n", path.c_str(), strerror(errno));
+        return false;
+    }
+    const std::string pid = std::to_string(getpid()) + "\n";
+    (void)!write(fd, pid.data(), pid.size());
+    close(fd);
+    g_manifest = fopen((g_options.directory + "/manifest.jsonl").c_str(), "w");
+    if (g_manifest == nullptr) {
+        fprintf(stderr, "bankism tracer: cannot write %s/manifest.jsonl\n", g_options.directory.c_str());
+        return false;
+    }
+    write_line("{\"event\": \"start\", \"tracer\": \"bankism-sanitizer 1\", \"record_size\": " +
+               std::to_string(sizeof(RawRecord)) + ", \"max_records\": " + std::to_string(g_options.max_records) +
+               ", \"pid\": " + std::to_string(getpid()) + ", \"stage\": " + std::to_string((int)g_stage) + "}");
+    return true;
 }
 
 void report_message(const char* event, const std::string& message)
@@ -589,7 +621,7 @@ void callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
     if (t_in_callback || g_stage <= STAGE_SUBSCRIBE) return;
     CallbackScope scope;
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
-    if (!g_ready) return;
+    if (!g_ready || !owner()) return;
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
         debug("module loaded", "");
         on_module_loaded((const Sanitizer_ResourceModuleData*)cbdata);
@@ -619,21 +651,32 @@ void collect_at_exit()
     if (t_in_callback) return;
     CallbackScope scope;
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
-    if (g_ready) collect_finished();
+    if (g_ready && g_owner == 1) collect_finished();
+}
+
+void install_backtrace_handler();
+
+// Diagnosis: who handles SIGSEGV once the Sanitizer API is initialised; with BANKISM_TRACE_BACKTRACE=1 our
+// handler goes back on top, so a crash after this point is reported with its native stack.
+void report_signal_handler()
+{
+    if (!g_debug) return;
+    struct sigaction current;
+    sigaction(SIGSEGV, nullptr, &current);
+    Dl_info where;
+    memset(&where, 0, sizeof(where));
+    const void* handler = (current.sa_flags & SA_SIGINFO) ? (void*)current.sa_sigaction : (void*)current.sa_handler;
+    dladdr(handler, &where);
+    fprintf(stderr, "bankism tracer: SIGSEGV handler after subscribing: %p (%s in %s)\n", handler,
+            where.dli_sname ? where.dli_sname : "?", where.dli_fname ? where.dli_fname : "?");
+    const char* backtraces = getenv("BANKISM_TRACE_BACKTRACE");
+    if (backtraces != nullptr && *backtraces == '1') install_backtrace_handler();
 }
 
 int initialize_once()
 {
     if (!read_options(g_options) || !read_stage()) return 1;
     g_debug = getenv("BANKISM_TRACE_DEBUG") != nullptr && *getenv("BANKISM_TRACE_DEBUG") == '1';
-    g_manifest = fopen((g_options.directory + "/manifest.jsonl").c_str(), "w");
-    if (g_manifest == nullptr) {
-        fprintf(stderr, "bankism tracer: cannot write %s/manifest.jsonl\n", g_options.directory.c_str());
-        return 1;
-    }
-    write_line("{\"event\": \"start\", \"tracer\": \"bankism-sanitizer 1\", \"record_size\": " +
-               std::to_string(sizeof(RawRecord)) + ", \"max_records\": " + std::to_string(g_options.max_records) +
-               ", \"stage\": " + std::to_string((int)g_stage) + "}");
     if (g_stage == STAGE_LOAD) {
         debug("stage load: not subscribing", "");
         return 0;
@@ -641,16 +684,22 @@ int initialize_once()
     debug("subscribing", "");
     Sanitizer_SubscriberHandle subscriber;
     if (!check(sanitizerSubscribe(&subscriber, callback, nullptr), "sanitizerSubscribe")) return 1;
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "enable resource callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "enable launch callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE), "enable synchronize callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_MEMCPY), "enable memcpy callbacks");
+    // BANKISM_TRACE_DOMAINS (diagnosis): which callback domains to enable, default all four.
+    const char* domains = getenv("BANKISM_TRACE_DOMAINS");
+    const std::string enabled = domains != nullptr ? domains : "resource,launch,synchronize,memcpy";
+    const std::pair<const char*, Sanitizer_CallbackDomain> known[] = {
+        {"resource", SANITIZER_CB_DOMAIN_RESOURCE}, {"launch", SANITIZER_CB_DOMAIN_LAUNCH},
+        {"synchronize", SANITIZER_CB_DOMAIN_SYNCHRONIZE}, {"memcpy", SANITIZER_CB_DOMAIN_MEMCPY}};
+    for (const auto& [name, domain] : known)
+        if (enabled.find(name) != std::string::npos)
+            check(sanitizerEnableDomain(1, subscriber, domain), std::string("enable ") + name + " callbacks");
     atexit(collect_at_exit);
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         g_ready = true;
     }
     debug("ready", "");
+    report_signal_handler();
     return 0;
 }
 
@@ -666,6 +715,8 @@ struct sigaction g_previous_segv, g_previous_bus;
 // stack), then the signal goes to the handler that was there before (Python's faulthandler, or the default).
 void on_fatal_signal(int signal, siginfo_t* info, void* context)
 {
+    static const char first[] = "bankism tracer: fatal signal, backtrace follows\n";
+    (void)!write(2, first, sizeof(first) - 1);
     const void* pc = (const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP];
     Dl_info where;
     memset(&where, 0, sizeof(where));
@@ -686,6 +737,14 @@ void install_backtrace_handler()
 {
     void* warm[2];
     backtrace(warm, 2);  // loads the unwinder now, not inside the handler
+    Dl_info where;
+    dladdr((void*)&install_backtrace_handler, &where);  // binds dladdr now, not inside the handler
+    // Our own alternate stack, large enough for the unwinder: a stack overflow is a likely crash.
+    stack_t stack;
+    stack.ss_size = 1 << 20;
+    stack.ss_sp = malloc(stack.ss_size);
+    stack.ss_flags = 0;
+    if (stack.ss_sp != nullptr) sigaltstack(&stack, nullptr);
     struct sigaction action;
     memset(&action, 0, sizeof(action));
     action.sa_sigaction = on_fatal_signal;
