@@ -39,6 +39,7 @@ from bankism.analyze import (
     analyze_launch,
     atomic_op_of,
 )
+from bankism.cli.pipe import StdoutClosed
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.files import check_output, replace, temporary_sibling
@@ -66,11 +67,11 @@ CSV_COLUMNS = (
 
 
 class _PipeConsole(Console):
-    """A Rich console whose closed pipe is a BrokenPipeError (Rich's own exits 1, the "conflicts" code)."""
+    """A Rich console whose closed pipe ends the CLI quietly (Rich's own exits 1, the "conflicts" code)."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
-        raise BrokenPipeError
+        raise StdoutClosed
 
 
 def _stdout_console(width: int | None = None) -> Console:
@@ -117,6 +118,7 @@ def _number(value: float | None) -> str:
 
 #: The narrow tables (the default) are meant to fit an 80-column terminal: short headers, file:line.
 NARROW_SOURCE = 18
+NARROW_SASS = 14
 
 
 def _short_source(site: dict[str, Any]) -> str:
@@ -162,17 +164,23 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
                 _worst_text(stats.worst),
             )
         return table
-    headers = ("site", "SASS", "source", "op", "execs", "wavefr", "excess", "confl", "cycles")
-    footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
+    headers = ("site", "SASS", "source", "execs", "wavefr", "excess", "confl", "cycles")
+    footers = ("total", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
                _number(totals["excess"]), _number(totals["conflicts"]), _number(totals["cycles"]))
-    table = _new_table(headers, footers, set(range(4, 9)), wide)
+    table = _new_table(headers, footers, set(range(3, 8)), wide)
     for stats in report.sites:
         table.add_row(
-            str(stats.id), stats.site.get("sass") or "", _short_source(stats.site), _op_text(stats.site),
-            _number(stats.executions), _number(stats.wavefronts), _excess_cell(stats.excess),
-            _number(stats.conflicts), _number(stats.cycles),
+            str(stats.id), _short_sass(stats.site), _short_source(stats.site), _number(stats.executions),
+            _number(stats.wavefronts), _excess_cell(stats.excess), _number(stats.conflicts),
+            _number(stats.cycles),
         )
     return table
+
+
+def _short_sass(site: dict[str, Any]) -> str:
+    """The SASS opcode, cut to NARROW_SASS characters (the op column of --wide spells it out)."""
+    text = site.get("sass") or _op_text(site)
+    return text if len(text) <= NARROW_SASS else text[: NARROW_SASS - 1] + "…"
 
 
 def _line_worst_text(line: LineStats) -> str:
@@ -382,7 +390,7 @@ def _fail_on_conflict(report: Report) -> None:
     raise SystemExit(1)
 
 
-def _open_with_progress(path: str, enabled: bool) -> Trace:
+def _open_with_progress(path: str, enabled: bool, console: Console | None = None) -> Trace:
     """open_trace, with a spinner on stderr (size and seconds) while a large JSON document is read."""
     try:
         size = os.path.getsize(path)
@@ -393,7 +401,7 @@ def _open_with_progress(path: str, enabled: bool) -> Trace:
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
     label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
         progress.add_task("loading", total=None)
         return open_trace(path)
 

@@ -9,7 +9,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -77,7 +77,8 @@ def _check_dynamic(dynamic: int | None, arch: str) -> None:
 
 
 @contextmanager
-def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS) -> Iterator[None]:
+def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS,
+                    console: Any = None) -> Iterator[None]:
     """After ``delay`` seconds of interpretation, a spinner on stderr saying why it takes long
     (transient: it disappears when explain ends); nothing when stderr is not a terminal."""
     if not enabled:
@@ -96,7 +97,7 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
         text = (f"interpreting {path}: long loops take time; an endless loop is stopped after "
                 f"{MAX_LOOP_ITERATIONS:,} iterations (shrink sizes with -D)")
         columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
-        with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
             progress.add_task("interpreting", total=None)
             done.wait()
 
