@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.explain import syntax as S
 from bankism.explain.ctype import CType
 from bankism.explain.memory import GlobalMatrix
@@ -116,5 +117,5 @@ class BlockContext:
     block_index: tuple[int, int, int]
     dynamic_shared: int
     filename: str
-    arch: str = "sm_90"
+    arch: str = DEFAULT_ARCH
 
