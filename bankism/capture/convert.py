@@ -238,7 +238,8 @@ def convert_capture(
         for module_id in sorted({int(launch["module"]) for launch in chosen}):
             module = capture.modules.get(module_id)
             if module and module.get("cubin"):
-                sass.update(disassemble(capture.directory / module["cubin"], nvdisasm))
+                kernels = {str(launch["mangled"]) for launch in chosen if int(launch["module"]) == module_id}
+                sass.update(disassemble(capture.directory / module["cubin"], nvdisasm, kernels))
     launches = [convert_launch(launch, capture.records(launch), sass, options.blocks) for launch in chosen]
     return {
         "format": "bankism-trace",
