@@ -320,6 +320,7 @@ class LaunchReport:
             "has_conflicts": self.has_conflicts,
             "totals": self.totals(),
             "sites": [s.to_json() for s in self.sites],
+            "unrecorded_shared": launch.get("unrecorded_shared"),
         }
 
 

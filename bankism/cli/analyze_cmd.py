@@ -163,6 +163,19 @@ def _agreement(report: LaunchReport) -> str:
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
+def _unrecorded(report: LaunchReport) -> str | None:
+    """The kernel's shared-memory instructions the tracer does not record (capture.convert.UNRECORDED_SHARED),
+    which the prediction therefore leaves out; None when the trace lists none."""
+    found = report.launch.get("unrecorded_shared") or []
+    if not found:
+        return None
+    parts = [f"{item['instructions']} x {item['sass']} at "
+             f"{_source_text({'file': item.get('file'), 'line': item.get('line')})} ({item['what']})"
+             for item in found]
+    return ("[yellow]Not in the prediction[/yellow]: the kernel's code also holds shared-memory instructions "
+            "the tracer does not record: " + "; ".join(parts) + ".")
+
+
 def print_report(report: Report, console: Console) -> None:
     """The human-readable report: per launch, the site table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
@@ -175,6 +188,8 @@ def print_report(report: Report, console: Console) -> None:
         if launch.measured is not None:
             console.print(comparison_table(launch))
         console.print(_agreement(launch), soft_wrap=True)
+        if _unrecorded(launch):
+            console.print(_unrecorded(launch), soft_wrap=True)
 
 
 def csv_rows(report: Report) -> Iterator[list[Any]]:
