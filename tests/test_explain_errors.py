@@ -18,7 +18,7 @@ UNSUPPORTED = DATA / "unsupported"
 @pytest.mark.parametrize(("name", "line", "words"), [
     ("switch.cu", 4, "unsupported construct: switch statement"),
     ("inline_asm.cu", 5, "unsupported construct: inline assembly"),
-    ("struct_type.cu", 5, "unsupported construct: unknown type 'Pair'"),
+    ("grid_sync.cu", 10, "unsupported construct: grid-wide synchronization"),
     ("data_dependent.cu", 6, "depends on values read from global memory (data)"),
     ("out_of_bounds.cu", 4, "thread (31,0,0) accesses s at byte 128, outside its 128 bytes"),
     ("syntax_error.cu", 4, "cannot parse this code: `s[threadIdx.x] = (1.0f + ;`"),
@@ -95,9 +95,9 @@ def test_cli_error_is_one_line_with_exit_code_2():
 
 
 def test_an_endless_loop_is_an_error_not_a_hang(monkeypatch):
-    import bankism.explain.interpreter as interpreter
+    import bankism.explain.statements as statements
 
-    monkeypatch.setattr(interpreter, "MAX_LOOP_ITERATIONS", 100)
+    monkeypatch.setattr(statements, "MAX_LOOP_ITERATIONS", 100)
     source = ("__global__ void k(float *o) { __shared__ float s[32]; int i = 0;\n"
               "while (i >= 0) { i = (i + 1) % 7; }\ns[threadIdx.x] = 1; o[0] = s[0]; }\n")
     with pytest.raises(BankismError, match=r"k.cu:2: this loop did not end after 100 iterations"):

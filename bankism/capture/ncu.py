@@ -10,6 +10,7 @@ raw page (one row per launch, one column per metric) and the default details pag
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import re
 import shutil
@@ -20,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
+from bankism.files import write_text
 
-COUNTER_KINDS = ("ld", "st", "atom")
+COUNTER_KINDS = NCU_CLASSES
 
 #: counters key -> trace field -> ncu metric.
 SHARED_METRICS: dict[str, dict[str, str]] = {
@@ -93,6 +96,48 @@ def parse_number(text: str, unit: str = "") -> float | None:
     return value
 
 
+#: Metrics whose values are event counts: whole numbers, read exactly, refused when not a count.
+COUNT_METRICS = frozenset(
+    [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()] + list(LAUNCH_METRICS)
+)
+_COUNT_LIMIT = 2**63 - 1
+
+
+def parse_count(text: str, unit: str, where: str) -> int | None:
+    """An ncu counter value read exactly ('16,384', '2048', '1.5 K'); None when ncu printed none (n/a).
+
+    Anything else (text, nan, a fraction, a value past 2^63 - 1) is a one-line BankismError naming
+    ``where``: a count cannot be any of those, and taking them for "no counters" would hide the fault.
+    """
+    cleaned = text.strip().replace(",", "")
+    if not cleaned or cleaned.lower() in ("n/a", "-"):
+        return None
+    try:
+        value = decimal.Decimal(cleaned)
+    except decimal.InvalidOperation:
+        raise BankismError(f"{where}: {text.strip()!r} is not a number") from None
+    if not value.is_finite():
+        raise BankismError(f"{where}: {text.strip()!r} is not a count")
+    unit = unit.strip()
+    if unit and unit[0] in _UNIT_PREFIX and not unit.lower().startswith(("byte", "bit")):
+        rest = unit[1:]
+        if rest == "" or rest.isalpha() and rest.islower():
+            value *= decimal.Decimal(int(_UNIT_PREFIX[unit[0]]))
+    if value != value.to_integral_value():
+        raise BankismError(f"{where}: {text.strip()!r}{' ' + unit if unit else ''} is not a whole count "
+                           "(export with --print-units base for exact values)")
+    if not 0 <= value <= _COUNT_LIMIT:
+        raise BankismError(f"{where}: {text.strip()!r} is out of range for a count (0 to 2^63 - 1)")
+    return int(value)
+
+
+def _metric_value(name: str, text: str, unit: str, where: str) -> float | None:
+    if name in COUNT_METRICS:
+        count = parse_count(text, unit, f"{where}: {name}")
+        return None if count is None else count
+    return parse_number(text, unit)
+
+
 def parse_dim3(text: str) -> tuple[int, int, int] | None:
     """'(16, 16, 1)' as (16, 16, 1)."""
     numbers = [int(n) for n in re.findall(r"\d+", text or "")]
@@ -103,11 +148,21 @@ def parse_dim3(text: str) -> tuple[int, int, int] | None:
 
 
 def _csv_rows(text: str, source: str) -> list[list[str]]:
+    """The rows from the header on; the export may quote its fields (as ncu does) or not."""
     lines = [line for line in text.splitlines() if line.strip() and not _LOG_PREFIX.match(line)]
-    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith('"ID"')), None)
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(('"ID"', "ID,"))), None)
     if start is None:
         raise BankismError(f'{source}: not an ncu CSV export (no header row starting with "ID")')
-    return list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    try:
+        rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    except csv.Error as error:
+        raise BankismError(f"{source}: not a readable CSV file ({error})") from None
+    width = len(rows[0])
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != width:
+            raise BankismError(f"{source}: row {number} after the header has {len(row)} fields, the header "
+                               f"{width} (a comma inside an unquoted field?)")
+    return rows
 
 
 def _launch_id(row: dict[str, str]) -> int | None:
@@ -126,7 +181,7 @@ def _new_launch(launch_id: int, row: dict[str, str]) -> NcuLaunch:
     )
 
 
-def _parse_raw(rows: list[list[str]]) -> list[NcuLaunch]:
+def _parse_raw(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     header = rows[0]
     units: dict[str, str] = {}
     launches = []
@@ -139,14 +194,14 @@ def _parse_raw(rows: list[list[str]]) -> list[NcuLaunch]:
         launch = _new_launch(launch_id, row)
         for name, value in row.items():
             if "__" in name:
-                number = parse_number(value, units.get(name, ""))
+                number = _metric_value(name, value, units.get(name, ""), f"{source}: launch {launch_id}")
                 if number is not None:
                     launch.metrics[name] = number
         launches.append(launch)
     return launches
 
 
-def _parse_details(rows: list[list[str]]) -> list[NcuLaunch]:
+def _parse_details(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     header = rows[0]
     by_id: dict[int, NcuLaunch] = {}
     for values in rows[1:]:
@@ -157,7 +212,8 @@ def _parse_details(rows: list[list[str]]) -> list[NcuLaunch]:
         launch = by_id.get(launch_id)
         if launch is None:
             launch = by_id[launch_id] = _new_launch(launch_id, row)
-        number = parse_number(row.get("Metric Value", ""), row.get("Metric Unit", ""))
+        number = _metric_value(row.get("Metric Name", ""), row.get("Metric Value", ""),
+                               row.get("Metric Unit", ""), f"{source}: launch {launch_id}")
         if number is not None and row.get("Metric Name"):
             launch.metrics[row["Metric Name"]] = number
     return [by_id[i] for i in sorted(by_id)]
@@ -168,9 +224,9 @@ def parse_csv(text: str, source: str = "ncu CSV") -> list[NcuLaunch]:
     rows = _csv_rows(text, source)
     header = rows[0]
     if "Metric Name" in header and "Metric Value" in header:
-        launches = _parse_details(rows)
+        launches = _parse_details(rows, source)
     else:
-        launches = _parse_raw(rows)
+        launches = _parse_raw(rows, source)
     if not launches:
         raise BankismError(f"{source}: the ncu export holds no profiled launch")
     return launches
@@ -358,9 +414,9 @@ def run_profile(
         for launch in launches:
             launch.demangled = demangled.get(launch.id)
         if keep_csv is not None:
-            Path(keep_csv).write_text(exported, encoding="utf-8")
+            write_text(keep_csv, exported, "--csv")
         if keep_details is not None:
-            Path(keep_details).write_text(_export(ncu, report, "details", "demangled"), encoding="utf-8")
+            write_text(keep_details, _export(ncu, report, "details", "demangled"), "--details-csv")
         if keep_report is not None:
             shutil.copyfile(report, keep_report)
         return launches

@@ -8,7 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
+from bankism.files import check_output
 
 _PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -21,7 +23,7 @@ def _counter_text(counters: dict[str, Any] | None) -> str:
     if not counters:
         return "no counters"
     parts = []
-    for kind in ("ld", "st", "atom"):
+    for kind in NCU_CLASSES:
         c = counters[kind]
         if c["instructions"] or c["wavefronts"]:
             parts.append(
@@ -94,6 +96,26 @@ def _csv_environment(profiled: list[Any], source: str) -> dict[str, Any]:
         "captured": None,
         "tracer": None,
     }
+
+
+def _import_target(report: Path, into: Path | None, output: Path | None) -> tuple[Path, str]:
+    """Where ncu-import writes, checked first: never the CSV itself, nor the --into trace under another name.
+
+    ``--into T.json`` without ``-o`` updates T.json in place (atomically): that is what --into asks for.
+    """
+    target = output or into or report.with_suffix(".json")
+    label = "-o" if output is not None else "--into" if into is not None else "output"
+    inputs: list[Path] = [report]
+    in_place = into is not None and (output is None or _same_path(output, into))
+    if into is not None and not in_place:
+        inputs += [into, into.with_suffix(".npz")]
+    check_output(target, label, inputs)
+    check_output(target.with_suffix(".npz"), f"{label} {target}: its records file", inputs)
+    return target, label
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
 
 
 Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
@@ -174,6 +196,11 @@ def register(app: typer.Typer) -> None:
         from bankism.capture.convert import trace_program
         from bankism.capture.run import TraceOptions
 
+        inputs = [source, *(program or [])[:1]]
+        check_output(output, "-o", inputs)
+        check_output(output.with_suffix(".npz"), f"-o {output}: its records file", inputs)
+        if keep_raw is not None:
+            check_output(keep_raw, "--keep-raw", [*inputs, output])
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
         doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
         print(f"wrote {output}:")
@@ -213,6 +240,9 @@ def register(app: typer.Typer) -> None:
         from bankism.capture import ncu, toolkit
 
         command = list(program or [])
+        for path, option in ((csv_out, "--csv"), (details_out, "--details-csv")):
+            if path is not None:
+                check_output(path, option, [output, *command[:1]])
         selection = ncu.check_selection(kernel, launch, launch_count)
         if output is not None and output.exists():
             traceio.load(output)  # a bad trace is refused before the (long) profile
@@ -294,18 +324,17 @@ def register(app: typer.Typer) -> None:
         from bankism import trace as traceio
         from bankism.capture import ncu
 
+        target, label = _import_target(report, into, output)
         profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
         if not profiled:
             raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
         if into is not None:
             doc = traceio.load(into)
             missing = ncu.fill_counters(doc, profiled, str(report))
-            target = output or into
             if missing:
                 print(f"note: no CSV launch matched trace launch(es) {missing}; their counters stay null")
         else:
             doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
-            target = output or report.with_suffix(".json")
         traceio.save(doc, target)
         print(f"wrote {target}:")
         for item in doc["launches"]:

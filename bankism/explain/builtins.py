@@ -9,7 +9,8 @@ import numpy as np
 
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.memory import GlobalMatrix, SharedArray
+from bankism.explain.bindings import MemLV
+from bankism.explain.memory import GlobalMatrix, SharedVariable
 from bankism.explain.values import (
     Failure,
     Mask,
@@ -56,15 +57,19 @@ def _scalars(values: list[Value], expr: S.Call) -> list[Scalar]:
 
 
 def _no_op(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    if expr.function == "__syncthreads" and not mask.full and not _whole_block(machine, mask):
-        raise Failure(expr, "__syncthreads() reached by only part of the block (undefined behaviour)")
+    if expr.function == "__syncthreads":
+        block_barrier(machine, expr, mask, "__syncthreads()")
     return constant(C.INT, 0)
 
 
-def _whole_block(machine, mask: Mask) -> bool:  # noqa: ANN001
-    """Threads that returned early do not count against a __syncthreads()."""
+def block_barrier(machine, expr: S.Node, mask: Mask, what: str) -> None:  # noqa: ANN001
+    """A barrier of the whole block: every thread that has not returned must reach it
+    (threads that returned early do not count against it)."""
+    if mask.full:
+        return
     alive = ~machine.frames[0].returned
-    return bool((mask.arr | ~alive).all())
+    if not bool((mask.arr | ~alive).all()):
+        raise Failure(expr, f"{what} reached by only part of the block (undefined behaviour)")
 
 
 for _name in _NO_OPS:
@@ -221,8 +226,6 @@ def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     (pointer,) = _args(machine, expr, mask, 1)
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer")
-    from bankism.explain.interpreter import MemLV
-
     return machine.load(MemLV(pointer.region, pointer.offset, pointer.type.elem, expr), mask)
 
 
@@ -249,10 +252,8 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     base = _base_function(expr.function)
     if isinstance(pointer.region, GlobalMatrix):
         return unknown(t, "the old value returned by an atomic on global memory")
-    if not isinstance(pointer.region, SharedArray):
+    if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
-    from bankism.explain.interpreter import MemLV
-
     target = MemLV(pointer.region, pointer.offset, t, expr)
     addresses = machine._shared_addresses(target, mask, "atomic", _ENGINE_ATOMIC.get(base, base[6:].lower()))
     running = addresses[mask.arr]
