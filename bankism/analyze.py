@@ -347,6 +347,7 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "unrecorded_shared": launch.get("unrecorded_shared"),
         }
 
 

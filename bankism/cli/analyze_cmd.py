@@ -322,6 +322,19 @@ def _agreement(report: LaunchReport) -> str:
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
+def _unrecorded(report: LaunchReport) -> str | None:
+    """The kernel's shared-memory instructions the tracer does not record (capture.convert.UNRECORDED_SHARED),
+    which the prediction therefore leaves out; None when the trace lists none."""
+    found = report.launch.get("unrecorded_shared") or []
+    if not found:
+        return None
+    parts = [f"{item['instructions']} x {item['sass']} at "
+             f"{_source_text({'file': item.get('file'), 'line': item.get('line')})} ({item['what']})"
+             for item in found]
+    return ("[yellow]Not in the prediction[/yellow]: the kernel's code also holds shared-memory instructions "
+            "the tracer does not record: " + "; ".join(parts) + ".")
+
+
 def print_report(report: TraceReport, console: Console, by: str = "line", wide: bool = False) -> None:
     """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
@@ -339,6 +352,8 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
                 for note in comparison_notes(launch):
                     console.print(note, markup=False, soft_wrap=unwrapped)
         console.print(_agreement(launch), soft_wrap=unwrapped)
+        if _unrecorded(launch):
+            console.print(_unrecorded(launch), soft_wrap=unwrapped)
 
 
 def csv_rows(report: TraceReport) -> Iterator[list[Any]]:
