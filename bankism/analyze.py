@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-import bankism
 from bankism.arch import NCU_COUNTER_OF_OP
+from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.traceio import RecordChunk, Trace, blocks_recorded_count
+from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
+from bankism.trace import RecordChunk, Trace, blocks_recorded_count
+from bankism.version import __version__
 
 REPORT_FORMAT = "bankism-analysis"
 REPORT_VERSION = 1
@@ -41,8 +43,6 @@ CLASSES = ("ld", "st", "atom")
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
 #: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
-ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin"}
-DEFAULT_ATOMIC_OP = "add"
 METRICS = ("instructions", "wavefronts", "conflicts")
 
 
@@ -338,7 +338,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": bankism.__version__,
+            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": __version__,
             "trace": self.trace, "arch": self.arch, "environment": self.environment,
             "tolerance": {**{m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
                           "conflicts": CONFLICTS_RULE},
@@ -348,7 +348,7 @@ class Report:
 
 
 def _worst_in_batch(
-    result: bankism.SimulationResult, rows: np.ndarray, chunk: RecordChunk
+    result: SimulationResult, rows: np.ndarray, chunk: RecordChunk
 ) -> WorstInstruction | None:
     if len(result) == 0:
         return None
@@ -376,19 +376,17 @@ _INSTRUCTION = re.compile(r"^instruction (\d+)")
 
 
 def atomic_op_of(site: dict[str, Any]) -> str | None:
-    """The engine's atomic_op for an atomic site, from its SASS opcode (ATOMIC_SASS); None otherwise."""
+    """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
     if site["op"] != "atomic":
         return None
-    parts = (site.get("sass") or "").upper().split(".")
-    found = [ATOMIC_SASS[p] for p in parts[1:] if p in ATOMIC_SASS]
-    return found[0] if found else DEFAULT_ATOMIC_OP
+    return atomic_op_of_sass(site.get("sass"))
 
 
 def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, arch: str,
-                  label: str) -> bankism.SimulationResult:
+                  label: str) -> SimulationResult:
     """One engine call for the rows of ``chunk`` that execute ``site``; engine errors name the record."""
     try:
-        return bankism.simulate(
+        return simulate(
             chunk.addresses[rows], width=int(site["width"]), op=site["op"],
             active=chunk.active[rows].astype(np.int64), matrices=site.get("matrices"), arch=arch,
             atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP,

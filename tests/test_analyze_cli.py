@@ -11,8 +11,8 @@ import sys
 import pytest
 
 from bankism import analyze, cli, traceio
-from bankism.commands import analyze_cmd
-from bankism.commands.analyze_cmd import CSV_COLUMNS
+from bankism.cli import analyze_cmd
+from bankism.cli.analyze_cmd import CSV_COLUMNS
 from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
 
 

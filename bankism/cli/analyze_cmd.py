@@ -18,7 +18,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-import bankism
 from bankism.analyze import (
     CONFLICTS_RULE,
     DEFAULT_ATOMIC_OP,
@@ -31,8 +30,9 @@ from bankism.analyze import (
     analyze_launch,
     atomic_op_of,
 )
+from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.traceio import Trace, open_trace
+from bankism.trace import Trace, open_trace
 
 #: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
 PIPE_WIDTH = 160
@@ -235,7 +235,7 @@ def _words_by_bank(hits: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
     return [(word, sorted(set(lanes))) for word, lanes in words.items()]
 
 
-def bank_map_tables(bank_map: bankism.BankMap) -> list[Table]:
+def bank_map_tables(bank_map: BankMap) -> list[Table]:
     """One table per transaction: a row per bank in use with the words it serves, one per wavefront."""
     tables = []
     for t, (lo, hi) in enumerate(bank_map.transactions):
@@ -281,11 +281,11 @@ def worst_of_site(trace: Trace, site_id: int, launch_index: int | None) -> tuple
     return report, stats
 
 
-def simulate_worst(stats: SiteStats, arch: str) -> bankism.SimulationResult:
+def simulate_worst(stats: SiteStats, arch: str) -> SimulationResult:
     """Re-simulate the worst warp-instruction alone, for its bank map and description."""
     site, worst = stats.site, stats.worst
     assert worst is not None
-    return bankism.simulate(worst.addresses, width=int(site["width"]), op=site["op"], active=worst.active,
+    return simulate(worst.addresses, width=int(site["width"]), op=site["op"], active=worst.active,
                             matrices=site.get("matrices"), arch=arch,
                             atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP)
 
@@ -296,7 +296,7 @@ def _lane_colours(count: int) -> Any:
     return matplotlib.colormaps["hsv"](np.linspace(0.0, 1.0, count, endpoint=False))
 
 
-def draw_png(bank_map: bankism.BankMap, title: str, path: Path) -> None:
+def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
     """Draw the bank map with matplotlib: banks across, wavefronts down, cells coloured by lane."""
     try:
         import matplotlib

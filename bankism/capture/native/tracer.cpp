@@ -7,7 +7,7 @@
 // a TraceControl in device memory; after a traced launch the records are copied back and written to
 // launch_<index>.bin, and one JSON line per module and launch goes to manifest.jsonl.
 //
-// Settings (environment variables, set by bankism/tracing.py; BANKISM_TRACE_DEBUG=1 logs to stderr):
+// Settings (environment variables, set by bankism/capture/run.py; BANKISM_TRACE_DEBUG=1 logs to stderr):
 //   BANKISM_TRACE_DIR          output directory (required)
 //   BANKISM_TRACE_PATCHES      the patch fatbin built from tracer_patches.cu (required)
 //   BANKISM_TRACE_KERNEL       ECMAScript regex searched in the demangled and the mangled kernel name

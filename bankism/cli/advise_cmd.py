@@ -263,7 +263,7 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BankismError(f"{path}: not a JSON document ({error})") from None
     if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
-        from bankism import traceio
+        from bankism import trace as traceio
 
         loaded = traceio.load(path)
         return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
@@ -278,7 +278,7 @@ def window_base(kind: str, arch: str) -> int:
     """Where a block's shared memory starts in the addresses of this kind of input."""
     if kind != "trace":
         return 0
-    from bankism import traceio
+    from bankism import trace as traceio
 
     return traceio.SHARED_WINDOW_BASE.get(arch, 0)
 

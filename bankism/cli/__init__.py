@@ -1,4 +1,4 @@
-"""The `bankism` command line: a Typer app whose commands live in ``bankism.commands``."""
+"""The `bankism` command line: a Typer app; each command lives in its own module here (`*_cmd`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import sys
 
 import typer
 
-from bankism.commands import advise_cmd, analyze_cmd, capture, explain_cmd, simulate_cmd
+from bankism.cli import advise_cmd, analyze_cmd, capture_cmd, explain_cmd, simulate_cmd
 from bankism.errors import BankismError
 
 app = typer.Typer(
@@ -17,7 +17,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for module in (analyze_cmd, simulate_cmd, explain_cmd, advise_cmd, capture):
+for module in (analyze_cmd, simulate_cmd, explain_cmd, advise_cmd, capture_cmd):
     module.register(app)
 
 

@@ -44,7 +44,7 @@ def _launch_summary(launch: dict[str, Any]) -> str:
 
 
 def _save_with_counters(doc: dict[str, Any], path: Path, ncu_version: str | None) -> None:
-    from bankism import traceio
+    from bankism import trace as traceio
 
     if ncu_version:
         doc["environment"]["ncu"] = ncu_version
@@ -54,7 +54,7 @@ def _save_with_counters(doc: dict[str, Any], path: Path, ncu_version: str | None
 def _counters_only_doc(
     profiled: list[Any], command: list[str] | None, source: str, env: dict[str, Any]
 ) -> dict:
-    from bankism.ncu import counters_only_launch
+    from bankism.capture.ncu import counters_only_launch
 
     where = f"`{shlex.join(command)}`" if command else source
     return {
@@ -72,7 +72,7 @@ def _counters_only_doc(
 
 
 def _optional_nvcc() -> Path | None:
-    from bankism.tracing import find_nvcc
+    from bankism.capture.toolkit import find_nvcc
 
     try:
         return find_nvcc()
@@ -126,7 +126,8 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Run a CUDA program under the Sanitizer-API tracer and record its shared-memory accesses."""
-        from bankism.tracing import TraceOptions, trace_program
+        from bankism.capture.convert import trace_program
+        from bankism.capture.run import TraceOptions
 
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
         doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
@@ -155,14 +156,15 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Measure shared-memory instructions, wavefronts and bank conflicts of every launch with ncu."""
-        from bankism import ncu, traceio, tracing
+        from bankism import trace as traceio
+        from bankism.capture import ncu, toolkit
 
         command = list(program or [])
         profiled = ncu.run_profile(command, metric or (), keep_csv=csv_out, keep_details=details_out)
         selected = ncu.select_kernels(profiled, kernel)
         if not selected:
             raise BankismError(f"ncu profiled no launch of a kernel matching --kernel {kernel!r}")
-        version = tracing.ncu_version()
+        version = toolkit.ncu_version()
         if output is not None and output.exists():
             doc = traceio.load(output)
             missing = ncu.fill_counters(doc, selected, str(output))
@@ -170,7 +172,7 @@ def register(app: typer.Typer) -> None:
             if missing:
                 print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
         elif output is not None:
-            env = tracing.environment(_optional_nvcc(), None)
+            env = toolkit.environment(_optional_nvcc(), None)
             doc = _counters_only_doc(selected, command, "ncu", env)
             _save_with_counters(doc, output, version)
         else:
@@ -195,7 +197,8 @@ def register(app: typer.Typer) -> None:
         kernel: KernelRegex = None,
     ) -> None:
         """Read Nsight Compute's shared-memory counters from a CSV export into a trace."""
-        from bankism import ncu, traceio
+        from bankism import trace as traceio
+        from bankism.capture import ncu
 
         profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
         if not profiled:
