@@ -214,9 +214,6 @@ class LaunchReport:
                 totals["instructions"] += stats.executions
             totals["wavefronts"] += stats.wavefronts
             totals["conflicts"] += stats.conflicts
-        for stats in self.unmodelled:
-            if stats.site["op"] in COUNTED_AS_INSTRUCTIONS:
-                sums[stats.op_class]["instructions"] += stats.executions
         return sums
 
     def unmodelled_records(self, op_class: str | None = None) -> int:
@@ -278,12 +275,12 @@ class LaunchReport:
                 allowance = TOLERANCE.get(metric)
                 value, guess = int(measured[metric]), predicted[op_class][metric]
                 ok = allowance.admits(value, guess) if allowance and self.traced else None
-                missing = self.unmodelled_records(op_class) if metric != "instructions" else 0
+                missing = self.unmodelled_records(op_class)
                 if missing:
                     sites = ", ".join(str(s.id) for s in self.unmodelled if s.op_class == op_class)
                     rows.append(Comparison(op_class, metric, value, guess, None, (
                         f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
-                        "simulated, so the prediction lacks their " + metric)))
+                        f"simulated, so the prediction lacks their {metric} (see coverage)")))
                     continue
                 if metric == "conflicts" and self.traced:
                     wavefronts = measured["wavefronts"]

@@ -33,7 +33,7 @@ def kernel_sass(path):
                 name = found.group(1)
                 out[name] = []
                 continue
-            body = re.search(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", line)
+            body = re.search(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]*)", line)
             if name and body and SHARED_SASS.fullmatch(body.group(1)) and not body.group(1).startswith("LDC"):
                 out[name].append(body.group(1))
     return out

@@ -18,6 +18,7 @@ chmod +x $C/atomics
 } > "$OUT/env.txt" 2>&1
 cat "$OUT/env.txt"
 cuobjdump -sass $C/atomics > "$OUT/sass.txt" 2>&1
+if [ "${PROBES:-1}" = 1 ]; then
 METRICS="l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum,smsp__sass_inst_executed_op_shared_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_inst_executed_op_shared.sum,smsp__inst_executed_op_shared_atom_dot_alu.sum,smsp__inst_executed_op_shared_atom_dot_cas.sum"
 echo "METRICS=$METRICS"
 t0=$(date +%s)
@@ -28,6 +29,7 @@ grep -E "SHARED_BASE|DONE|LAUNCH_ORDER|rror" /tmp/atomics_ncu.log | head -20
 "$NCU" --import /tmp/atomics.ncu-rep --csv --page raw > "$OUT/probes.csv" 2>/tmp/imp.err
 head -c 2000 /tmp/imp.err
 echo "probes.csv rows: $(wc -l < "$OUT/probes.csv")"
+fi
 
 echo "=== corpus kernels"
 python3 -c 'import sys; print(sys.version)'
@@ -42,22 +44,27 @@ fi
 export PYTHONPATH="$C/code${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c 'import bankism, numba; print("bankism from", bankism.__file__, "numba", numba.__version__)'
 cp $C/kernels/*.cu traces/kernels/
-for k in histogram256 histogram_float; do
-  nvcc -arch=sm_90 -lineinfo -O3 -o build/atomics/$k traces/kernels/$k.cu || continue
-  cuobjdump -sass build/atomics/$k > build/atomics/$k.sass
-  ./build/atomics/$k
+# entries: trace-name source args kernel-regex
+KERNELS=${KERNELS:-"histogram256 histogram256 - histogram256;histogram_float histogram_float - histogram_float"}
+IFS=';' read -ra entries <<< "$KERNELS"
+for entry in "${entries[@]}"; do
+  read -r name src args kernel <<< "$entry"
+  [ "$args" = - ] && args=""
+  [ -x build/atomics/$src ] || nvcc -arch=sm_90 -lineinfo -O3 -o build/atomics/$src traces/kernels/$src.cu || continue
+  cuobjdump -sass build/atomics/$src > build/atomics/$src.sass
+  ./build/atomics/$src $args
   t0=$(date +%s)
-  timeout 150 python3 -m bankism trace -o build/atomics/$k.json --kernel $k --source traces/kernels/$k.cu \
-      --description "$k (traces/kernels/$k.cu), every block recorded" \
-      --keep-raw build/atomics/raw_$k --timeout 100 -- ./build/atomics/$k
-  echo "trace $k rc=$? seconds=$(( $(date +%s) - t0 ))"
+  timeout 150 python3 -m bankism trace -o build/atomics/$name.json --kernel "$kernel" --source traces/kernels/$src.cu \
+      --description "$name (traces/kernels/$src.cu${args:+, argument $args}), every block recorded" \
+      --keep-raw build/atomics/raw_$name --timeout 100 -- ./build/atomics/$src $args
+  echo "trace $name rc=$? seconds=$(( $(date +%s) - t0 ))"
   t0=$(date +%s)
-  timeout 150 python3 -m bankism profile -o build/atomics/$k.json --kernel $k \
-      --csv build/atomics/$k.ncu-raw.csv -- ./build/atomics/$k
-  echo "profile $k rc=$? seconds=$(( $(date +%s) - t0 ))"
-  for r in 2 3; do  # run-to-run spread of the counters (the float kernel's loop count may vary)
-    timeout 100 python3 -m bankism profile -o build/atomics/$k.run$r.json --kernel $k -- ./build/atomics/$k \
-        > /dev/null 2>&1; echo "profile $k run $r rc=$?"
+  timeout 150 python3 -m bankism profile -o build/atomics/$name.json --kernel "$kernel" \
+      --csv build/atomics/$name.ncu-raw.csv -- ./build/atomics/$src $args
+  echo "profile $name rc=$? seconds=$(( $(date +%s) - t0 ))"
+  for r in 2 3; do  # run-to-run spread of the counters (a retry loop's count may vary)
+    timeout 100 python3 -m bankism profile -o build/atomics/$name.run$r.json --kernel "$kernel" -- \
+        ./build/atomics/$src $args > /dev/null 2>&1; echo "profile $name run $r rc=$?"
   done
 done
 tar -czf "$OUT/kernels.tgz" build/atomics/*.json build/atomics/*.npz build/atomics/*.csv build/atomics/*.sass \
