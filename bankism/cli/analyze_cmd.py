@@ -335,6 +335,21 @@ def _unrecorded(report: LaunchReport) -> str | None:
             "the tracer does not record: " + "; ".join(parts) + ".")
 
 
+def coverage_text(report: LaunchReport) -> str:
+    """One line per site the engine could not simulate (the traffic missing from the prediction)."""
+    if not report.unmodelled:
+        return f"Coverage: every one of the {report.records:,} recorded warp-instructions was simulated."
+    lines = [
+        f"[bold yellow]Coverage: {report.unmodelled_records():,} of {report.records:,} recorded "
+        "warp-instructions could not be simulated[/bold yellow] (left out of the prediction):"
+    ]
+    for stats in report.unmodelled:
+        opcode = stats.site.get("sass") or stats.site["op"]
+        lines.append(f"  site {stats.id} ({_source_text(stats.site)}, {opcode}, {stats.op_class}): "
+                     f"{stats.executions:,} warp-instructions; {stats.unmodelled}")
+    return "\n".join(lines)
+
+
 def print_report(report: TraceReport, console: Console, by: str = "line", wide: bool = False) -> None:
     """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
@@ -346,6 +361,7 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
         if launch.traced:
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
+        console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))
             if not wide:
@@ -486,6 +502,9 @@ def worst_of_site(trace: Trace, site_id: int, launch_index: int | None) -> tuple
     """Analyse one site of one launch; its stats carry the worst warp-instruction."""
     launch = _pick_launch(trace, site_id, launch_index)
     report = analyze_launch(trace, launch, sites=[site_id])
+    if report.unmodelled:
+        raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} cannot be simulated: "
+                           f"{report.unmodelled[0].unmodelled}")
     stats = report.sites[0]
     if stats.worst is None:
         raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} was never executed")
