@@ -4,6 +4,7 @@ costs in wavefronts, and (with --snapshot) what the shared arrays hold at a give
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import Annotated
 
@@ -28,10 +29,14 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
-        if not name.strip() or not name.strip().isidentifier():
+        if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         pairs.append((name.strip(), value if sep else "1"))
     return pairs
+
+
+#: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
+_MACRO_NAME = re.compile(r"^[A-Za-z_]\w*(\(\s*([A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*)?\))?$")
 
 
 def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
