@@ -42,7 +42,7 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
-        if not name.strip() or not name.strip().isidentifier():
+        if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         value = value if sep else "1"
         if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
@@ -108,6 +108,10 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
     finally:
         done.set()
         thread.join()
+
+
+#: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
+_MACRO_NAME = re.compile(r"^[A-Za-z_]\w*(\(\s*([A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*)?\))?$")
 
 
 def _when(items: list[str]) -> tuple[tuple[str, int], ...]:

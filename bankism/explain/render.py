@@ -182,7 +182,9 @@ def render_trace(trace: dict) -> list[str]:
         + (f"; launch totals below are scaled by {scale:g}" if scale != 1 else ""),
     ]
     for entry in trace["lines"]:
-        lines.append(f"  line {entry['line']}: {entry['note']}")
+        place = (f"line {entry['line']}" if entry.get("file") in (None, trace.get("source_file"))
+                 else f"{entry['file']}:{entry['line']}")
+        lines.append(f"  {place}: {entry['note']}")
         source = "; ".join(f"{s['array']}: {s['op']} ({s['width']} B): {_counts(s)}" for s in entry["source"])
         sass = "; ".join(f"{s['array']}: {s['sites']} x {s['sass'] or s['op']} ({s['width']} B): {_counts(s)}"
                          for s in entry["sass"])
