@@ -377,12 +377,13 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "unrecorded_shared": launch.get("unrecorded_shared"),
             "coverage": self.coverage(),
         }
 
 
 @dataclass
-class Report:
+class TraceReport:
     """The analysis of a whole trace."""
 
     trace: str
@@ -403,6 +404,10 @@ class Report:
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }
+
+
+#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+Report = TraceReport
 
 
 # ---------------------------------------------------------------------------------------------
@@ -603,8 +608,8 @@ def analyze_launch(
 def analyze(
     trace: Trace, launch_indices: Iterable[int] | None = None, chunk: int = ANALYZE_CHUNK,
     on_records: Callable[[int], None] | None = None,
-) -> Report:
+) -> TraceReport:
     """The report for the chosen launches (their ``index`` fields; all when None)."""
     chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
     reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
-    return Report(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)
+    return TraceReport(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)
