@@ -147,7 +147,8 @@ STYLE_TRACES = {
 @pytest.mark.parametrize("name", sorted(STYLE_TRACES))
 def test_style_kernels_agree_with_the_h100_line_by_line(name):
     source = ROOT / "traces" / "kernels" / f"{name}.cu"
-    report = explain(source.read_text(), str(source), ExplainOptions(trace=str(ROOT / "traces" / f"{name}.json")))
+    trace = ROOT / "traces" / f"{name}.json"
+    report = explain(source.read_text(), str(source), ExplainOptions(trace=str(trace)))
     compared = report["trace"]
     assert compared["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
     verdicts = {(e["file"], e["line"]): {g["verdict"] for g in e["groups"]} for e in compared["lines"]}

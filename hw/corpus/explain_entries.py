@@ -21,7 +21,8 @@ corpus.ENTRIES = (
                  "extern __shared__ array) wrapped in Tile<double> with operator()(row, col), pitch 32: a "
                  "128x128 double transpose, block 32x8, grid 4x4; the first 4 of 16 blocks are recorded."),
     corpus.Entry("header_tiles", "header_tiles.cu", (), "header_tiles", "all",
-                 "A tiled SGEMM kept in a header (header_tiles.cuh): float4 loads of A stored transposed into "
+                 "A tiled SGEMM kept in a header (header_tiles.cuh): float4 loads of A stored transposed "
+                 "into "
                  "As[8*64], float4 copies of B into Bs, a namespaced function template loader; 128x128x128, "
                  "BM=BN=64, BK=8, TM=32, block 128, grid 2x2; all blocks."),
 )
