@@ -42,6 +42,7 @@ def build_report(analysis: Analysis) -> dict:
         },
         "shared_arrays": [_array_info(a) for a in analysis.shared_arrays],
         "matrices": [{"name": m.name, "dtype": m.pointee.name} for m in analysis.matrices],
+        "assumptions": list(analysis.assumptions),
         "sites": [_site_report(analysis, site) for site in analysis.sites],
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
