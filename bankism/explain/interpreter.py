@@ -315,6 +315,12 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
 
     def lookup(self, name: str, node: S.Node) -> object:
         scope_name = getattr(node, "scope", "")
+        if getattr(node, "scope_type", None) is not None:
+            full = Mask(np.ones(self.threads, bool), True, False)
+            t = self.resolve_type(node.scope_type, full)
+            if t.kind == "struct" and name in t.info.bindings:
+                return t.info.bindings[name]
+            raise Failure(node, f"{t} has no static member {name}")
         if scope_name:
             member = self._scoped(scope_name, name, node)
             if member is not None:
