@@ -13,7 +13,7 @@ from bankism import analyze, traceio
 from bankism.cli import analyze_cmd
 from bankism.cli.analyze_cmd import CSV_COLUMNS
 from tests.helpers import run_cli
-from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
+from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 @pytest.fixture

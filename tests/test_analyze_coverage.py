@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 from bankism import analyze, traceio
 from bankism.cli import app
 from tests.helpers import run_cli
-from tests.test_analyze_synthetic import FULL, launch, site, strided, trace
+from tests.builders import FULL, launch, site, strided, trace
 
 
 def _doc(counters=None):

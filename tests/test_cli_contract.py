@@ -21,7 +21,7 @@ from bankism import cli, traceio
 from bankism.capture import ncu
 from bankism.errors import BankismError
 from tests.helpers import run_cli
-from tests.test_analyze_synthetic import FULL, launch, site, strided, trace
+from tests.builders import FULL, launch, site, strided, trace
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW_CSV = ROOT / "tests" / "data" / "capture" / "transpose32.ncu-raw.csv"
