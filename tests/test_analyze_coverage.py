@@ -8,8 +8,8 @@ from typer.testing import CliRunner
 
 from bankism import analyze, traceio
 from bankism.cli import app
-from tests.helpers import run_cli
 from tests.builders import FULL, launch, site, strided, trace
+from tests.helpers import run_cli
 
 
 def _doc(counters=None):
