@@ -28,11 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from bankism import tracing_async
 from bankism.errors import BankismError
 
 TRACER_NAME = "bankism-sanitizer 1"
 TRACER_DIR = Path(__file__).parent / "tracer"
-TRACER_SOURCES = ("tracer.cpp", "tracer_patches.cu", "tracer_records.h")
+TRACER_SOURCES = (
+    "tracer.cpp", "tracer_patches.cu", "tracer_records.h",
+    "tracer_async.cpp", "tracer_async.h", "tracer_async_patches.cuh",
+)
 LIBRARY_NAME = "libbankism_tracer.so"
 PATCHES_NAME = "bankism_patches.fatbin"
 DEFAULT_MAX_RECORDS = 1_000_000
@@ -56,9 +60,11 @@ RECORD_DTYPE = np.dtype(
 assert RECORD_DTYPE.itemsize == 168
 
 FLAG_READ, FLAG_WRITE, FLAG_ATOMSYS = 0x1, 0x2, 0x4
-KIND_SHARED, KIND_MATRIX = 1, 2
+KIND_SHARED, KIND_MATRIX = 1, 2  # cp.async and the async events: tracing_async.KIND_*
 
-_SASS_OPS = {"LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix"}
+_SASS_OPS = {
+    "LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "ldgsts",
+}
 _INSTRUCTION = re.compile(
     r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
 )
@@ -237,6 +243,7 @@ def build_commands(toolkit: Toolkit, out: Path, archs: Sequence[str]) -> list[li
         "-o",
         str(out / LIBRARY_NAME),
         str(TRACER_DIR / "tracer.cpp"),
+        str(TRACER_DIR / "tracer_async.cpp"),
         "-L",
         lib,
         "-lsanitizer-public",
@@ -537,6 +544,8 @@ def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrice
     """op, width, matrices and trans of a site, from its SASS opcode (or the Sanitizer flags without one)."""
     parts = opcode.split(".") if opcode else []
     op = _SASS_OPS.get(parts[0]) if parts else None
+    if op is None and kind == tracing_async.KIND_ASYNC_COPY:
+        op = "ldgsts"
     if op is None and kind == KIND_MATRIX:
         op = "stmatrix" if flags & FLAG_WRITE else "ldmatrix"
     if op is None:
@@ -656,9 +665,14 @@ def convert_launch(
 ) -> dict[str, Any]:
     """One traced launch of the manifest, with its raw records, as a trace-format launch."""
     grid = [int(v) for v in launch["grid"]]
-    records = without_duplicate_matrix_records(records)
+    records, events = tracing_async.split_events(records)
+    records = tracing_async.without_duplicate_async_records(without_duplicate_matrix_records(records))
     offsets = _site_offsets(records, launch)
-    sites, site_of_record = build_sites(records, offsets, sass.get(launch["mangled"], {}))
+    function_sass = sass.get(launch["mangled"], {})
+    sites, site_of_record = build_sites(records, offsets, function_sass)
+    event_offsets = _site_offsets(events, launch)
+    recorded = {int(site["pc"]) for site in sites} | set(event_offsets.tolist())
+    async_block = tracing_async.async_summary(events, event_offsets, function_sass, recorded, display_path)
     dynamic = launch.get("dynamic_shared")
     return {
         "index": int(launch["index"]),
@@ -673,6 +687,7 @@ def convert_launch(
         "records": record_arrays(records, site_of_record, grid),
         "counters": None,
         "counters_scope": "launch",
+        **({"async": async_block} if any(async_block.values()) else {}),
     }
 
 

@@ -1,0 +1,110 @@
+"""Capture side of the asynchronous copies into shared memory (cp.async.bulk, TMA) and of wgmma.
+
+The tracer records cp.async (LDGSTS) per lane like any shared access (record kind 3, a site with op
+``ldgsts``). Bulk copies (kind 4) and wgmma operand reads (kind 5) are warp- or warpgroup-level events
+with no per-lane addresses: they become the launch's ``async`` summary, one entry per instruction
+(program counter), with executions and bytes. SASS instructions of these classes that the tracer did not
+record at all (TMA tensor copies: the Sanitizer API has no callback for them) are listed as
+``unrecorded``, so ``analyze`` can say which shared traffic it did not see.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+KIND_ASYNC_COPY, KIND_BULK_COPY, KIND_WGMMA = 3, 4, 5
+EVENT_KINDS = (KIND_BULK_COPY, KIND_WGMMA)
+
+#: SASS opcodes (first dot-separated part) that move data between shared memory and elsewhere
+#: asynchronously or read shared operands, with what each is. Checked against cuobjdump -sass of
+#: hw/async/tma_wgmma_probe.cu and traces/kernels/cpasync_matmul.cu on sm_90a.
+ASYNC_SHARED_SASS = {
+    "LDGSTS": "cp.async (global -> shared)",
+    "UBLKCP": "cp.async.bulk (bulk copy)",
+    "UBLKRED": "cp.reduce.async.bulk (bulk reduction)",
+    "UTMALDG": "TMA tensor copy into shared memory (cp.async.bulk.tensor)",
+    "UTMASTG": "TMA tensor copy out of shared memory",
+    "UTMAREDG": "TMA tensor reduction out of shared memory",
+    "UTMAPF": "TMA prefetch",
+    "HGMMA": "wgmma (f16/bf16/tf32) reading shared-memory operands",
+    "IGMMA": "wgmma (integer) reading shared-memory operands",
+    "QGMMA": "wgmma (fp8) reading shared-memory operands",
+    "BGMMA": "wgmma (binary) reading shared-memory operands",
+}
+
+
+def split_events(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(per-lane records, event records): events are the bulk-copy and wgmma records."""
+    is_event = np.isin(records["kind"], EVENT_KINDS)
+    return records[~is_event], records[is_event]
+
+
+def without_duplicate_async_records(records: np.ndarray) -> np.ndarray:
+    """Drop ordinary-access records at program counters the cp.async callback also reported."""
+    async_pcs = np.unique(records["pc"][records["kind"] == KIND_ASYNC_COPY])
+    if async_pcs.size == 0:
+        return records
+    duplicate = (records["kind"] != KIND_ASYNC_COPY) & np.isin(records["pc"], async_pcs)
+    return records[~duplicate]
+
+
+def _site_fields(offset: int, sass: dict[int, Any]) -> dict[str, Any]:
+    instruction = sass.get(offset)
+    return {
+        "pc": int(offset),
+        "sass": instruction.opcode if instruction else None,
+        "file": instruction.file if instruction else None,
+        "line": instruction.line if instruction else None,
+    }
+
+
+def _opcode_class(opcode: str | None) -> str | None:
+    return opcode.split(".")[0] if opcode else None
+
+
+def async_summary(
+    events: np.ndarray, offsets: np.ndarray, sass: dict[int, Any], recorded_offsets: set[int],
+    display_path: Any = None,
+) -> dict[str, Any]:
+    """The launch's ``async`` block from its event records (and the function's SASS map).
+
+    ``offsets``: each event's byte offset in its function; ``recorded_offsets``: the offsets of the
+    launch's sites and events, so instructions of ASYNC_SHARED_SASS classes without any record can be
+    listed as unrecorded.
+    """
+    bulk: list[dict[str, Any]] = []
+    wgmma: list[dict[str, Any]] = []
+    for offset in np.unique(offsets).tolist():
+        mine = events[offsets == offset]
+        fields = _site_fields(offset, sass)
+        if display_path is not None:
+            fields["file"] = display_path(fields["file"])
+        address = mine["addresses"].astype(np.int64)
+        bulk_rows = mine["kind"] == KIND_BULK_COPY
+        if bulk_rows.any():
+            start, size = address[bulk_rows, 0], address[bulk_rows, 1]
+            bulk.append({
+                **fields, "executions": int(bulk_rows.sum()), "bytes": int(size.sum()),
+                "shared_start": int(start.min()), "shared_end": int((start + size).max()),
+                "multicast": int((mine["width"][bulk_rows] != 0).sum()),
+            })
+        wg_rows = mine["kind"] == KIND_WGMMA
+        if wg_rows.any():
+            a_bytes, b_bytes = address[wg_rows, 1], address[wg_rows, 3]
+            full = mine["active"][wg_rows].astype(np.int64) == 0xFFFFFFFF
+            wgmma.append({
+                **fields, "executions": int(wg_rows.sum()), "a_bytes": int(a_bytes.sum()),
+                "b_bytes": int(b_bytes.sum()), "a_from_registers": int((a_bytes == 0).sum()),
+                "partial_warp_mask": int((~full).sum()),
+            })
+    unrecorded = []
+    for offset, instruction in sorted(sass.items()):
+        what = ASYNC_SHARED_SASS.get(_opcode_class(instruction.opcode) or "")
+        if what and offset not in recorded_offsets:
+            fields = _site_fields(offset, sass)
+            if display_path is not None:
+                fields["file"] = display_path(fields["file"])
+            unrecorded.append({**fields, "what": what})
+    return {"bulk_copies": bulk, "wgmma": wgmma, "unrecorded": unrecorded}
