@@ -63,7 +63,8 @@ FLAG_READ, FLAG_WRITE, FLAG_ATOMSYS = 0x1, 0x2, 0x4
 KIND_SHARED, KIND_MATRIX = 1, 2  # cp.async and the async events: tracing_async.KIND_*
 
 _SASS_OPS = {
-    "LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix", "LDGSTS": "ldgsts",
+    "LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix",
+    "LDGSTS": "ldgsts",
 }
 _INSTRUCTION = re.compile(
     r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"

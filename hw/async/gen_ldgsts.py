@@ -91,7 +91,7 @@ def main() -> None:
         mine = [r for r in rows if r["kernel"] == kernel]
         smoke += [r for r in mine if r["family"] == "stride"][1:2]
         smoke += [r for r in mine if r["family"] == "mask"][:1]
-        smoke += [r for r in mine if r["family"] == "global" and "stride 4 chunks, global broadcast" in r["name"]]
+        smoke += [r for r in mine if r["family"] == "global" and "chunks, global broadcast" in r["name"]]
     with open(out / "ldgsts_smoke.txt", "w") as fh:
         for i, row in enumerate(smoke):
             fields = [i, row["kernel"], row["active"], *row["addresses"], *row["global"]]
