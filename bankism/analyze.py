@@ -35,8 +35,10 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: (traces/probes): an ldmatrix counts under op_ld for wavefronts and conflicts but its instruction only
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
-COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
+COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic", "ldgsts"})
 CLASSES = ("ld", "st", "atom")
+#: Counter classes a launch has only when a site or its counters use them: cp.async's ``ldgsts``.
+OPTIONAL_CLASSES = ("ldgsts",)
 
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
@@ -201,9 +203,15 @@ class LaunchReport:
         return self.blocks_recorded != self.blocks_total
 
     @property
+    def classes(self) -> tuple[str, ...]:
+        """The counter classes of this launch: ld, st, atom, and ldgsts when a site or the counters have it."""
+        used = {s.op_class for s in self.sites} | set(self.measured or {})
+        return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
+
+    @property
     def recorded(self) -> Counts:
         """Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts."""
-        sums: Counts = {c: {m: 0 for m in METRICS} for c in CLASSES}
+        sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
         for stats in self.sites:
             totals = sums[stats.op_class]
             if stats.site["op"] in COUNTED_AS_INSTRUCTIONS:
@@ -244,7 +252,9 @@ class LaunchReport:
             return []
         rows = []
         predicted = self.predicted
-        for op_class in CLASSES:
+        for op_class in self.classes:
+            if op_class not in self.measured:
+                continue
             measured = self.measured[op_class]
             if not any(measured.values()) and not any(predicted[op_class].values()):
                 continue
@@ -313,13 +323,15 @@ class LaunchReport:
             "shared_bytes": dict(launch["shared_bytes"]), "blocks_total": self.blocks_total,
             "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
             "recorded": self.recorded,
-            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in CLASSES},
+            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
             "measured": self.measured,
             "comparison": [c.to_json() for c in self.comparisons()],
             "agrees": self.agrees(),
             "has_conflicts": self.has_conflicts,
             "totals": self.totals(),
             "sites": [s.to_json() for s in self.sites],
+            "async": self.launch.get("async"),
+            "async_notes": async_notes(self.launch),
         }
 
 
@@ -345,6 +357,27 @@ class Report:
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }
+
+
+def async_notes(launch: dict[str, Any]) -> list[str]:
+    """What the launch's ``async`` block says bankism saw but did not simulate (bulk copies, TMA, wgmma).
+
+    These move data in and out of shared memory without per-lane addresses (or, for TMA tensor copies,
+    without any record: the Sanitizer API reports none), so their wavefronts are not predicted.
+    """
+    block = launch.get("async") or {}
+    notes = []
+    for copy in block.get("bulk_copies", []):
+        notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} execution(s), "
+                     f"{copy['bytes']:,} bytes into shared memory, not simulated (no per-lane addresses)")
+    for mma in block.get("wgmma", []):
+        notes.append(f"wgmma at pc {mma['pc']} ({mma.get('sass')}): {mma['executions']} execution(s) reading "
+                     f"{mma['a_bytes'] + mma['b_bytes']:,} operand bytes from shared memory, not simulated "
+                     "(counted by ncu under op_gmma)")
+    for site in block.get("unrecorded", []):
+        notes.append(f"{site.get('sass')} at pc {site['pc']}: {site['what']}; in the kernel's SASS but not "
+                     "recorded by the tracer (or never executed by the recorded blocks)")
+    return notes
 
 
 def _worst_in_batch(
@@ -428,7 +461,7 @@ def _measured(launch: dict[str, Any]) -> Counts | None:
     counters = launch.get("counters")
     if counters is None:
         return None
-    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES}
+    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES + OPTIONAL_CLASSES if c in counters}
 
 
 def analyze_launch(

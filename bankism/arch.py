@@ -11,12 +11,14 @@ from dataclasses import dataclass, field
 
 from bankism.errors import BankismError
 
-OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix")
+OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix", "ldgsts")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
 WIDTHS = (1, 2, 4, 8, 16)
 
 #: Which Nsight Compute counter family (op_ld / op_st / op_atom) counts each op.
-NCU_COUNTER_OF_OP = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}
+NCU_COUNTER_OF_OP = {
+    "load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom", "ldgsts": "ldgsts",
+}
 
 #: How the lanes of a warp are cut into transactions before any merge.
 SPLIT_LANES = {"warp": 32, "half-warp": 16, "quarter-warp": 8, "matrix": 8}

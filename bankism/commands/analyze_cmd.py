@@ -29,6 +29,7 @@ from bankism.analyze import (
     WorstInstruction,
     analyze,
     analyze_launch,
+    async_notes,
     atomic_op_of,
 )
 from bankism.errors import BankismError
@@ -172,6 +173,8 @@ def print_report(report: Report, console: Console) -> None:
         console.print(_launch_heading(launch), soft_wrap=True)
         console.print(site_table(launch))
         console.print(_verdict(launch), soft_wrap=True)
+        for note in async_notes(launch.launch):
+            console.print(f"Not simulated: {note}.", soft_wrap=True)
         if launch.measured is not None:
             console.print(comparison_table(launch))
         console.print(_agreement(launch), soft_wrap=True)
