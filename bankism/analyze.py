@@ -204,7 +204,7 @@ class LaunchReport:
 
     @property
     def classes(self) -> tuple[str, ...]:
-        """The counter classes of this launch: ld, st, atom, and ldgsts when a site or the counters have it."""
+        """ld, st, atom, and ldgsts when a site or the counters of this launch have it."""
         used = {s.op_class for s in self.sites} | set(self.measured or {})
         return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
 
@@ -368,8 +368,8 @@ def async_notes(launch: dict[str, Any]) -> list[str]:
     block = launch.get("async") or {}
     notes = []
     for copy in block.get("bulk_copies", []):
-        notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} execution(s), "
-                     f"{copy['bytes']:,} bytes into shared memory, not simulated (no per-lane addresses)")
+        notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} "
+                     f"execution(s), {copy['bytes']:,} bytes into shared memory, not simulated (no per-lane addresses)")
     for mma in block.get("wgmma", []):
         notes.append(f"wgmma at pc {mma['pc']} ({mma.get('sass')}): {mma['executions']} execution(s) reading "
                      f"{mma['a_bytes'] + mma['b_bytes']:,} operand bytes from shared memory, not simulated "
