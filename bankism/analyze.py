@@ -369,7 +369,8 @@ def async_notes(launch: dict[str, Any]) -> list[str]:
     notes = []
     for copy in block.get("bulk_copies", []):
         notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} "
-                     f"execution(s), {copy['bytes']:,} bytes into shared memory, not simulated (no per-lane addresses)")
+                     f"execution(s), {copy['bytes']:,} bytes into shared memory, not simulated "
+                     "(no per-lane addresses)")
     for mma in block.get("wgmma", []):
         notes.append(f"wgmma at pc {mma['pc']} ({mma.get('sass')}): {mma['executions']} execution(s) reading "
                      f"{mma['a_bytes'] + mma['b_bytes']:,} operand bytes from shared memory, not simulated "
