@@ -73,17 +73,62 @@ def main() -> None:
                     "width": width, "cache": cache, "kernel": kernel, "sass": sass, "active": FULL,
                     "addresses": shared(width), "global": glob, "store_twin": None,
                 })
+    write(out, "ldgsts_patterns", rows)
+    # Second campaign: the 4- and 8-byte store twins again with coalesced global sources (lane * width:
+    # a warp reads 128 or 256 contiguous bytes), and 16-byte .ca probes whose quarter-warps read 1, 2, 4
+    # or 8 global lines, to see how the global side groups the shared writes.
+    second = []
+    for width, keep in ((4, lambda i: True), (8, lambda i: True)):
+        kernel, sass = KERNELS[(width, "ca")]
+        for twin in select(measured, width, keep):
+            second.append({
+                "family": twin["family"], "name": twin["name"].replace("store", "cp.async.ca") + ", global coalesced",
+                "width": width, "cache": "ca", "kernel": kernel, "sass": sass, "active": twin["active"],
+                "addresses": twin["addresses"], "global": [lane * width for lane in range(32)],
+                "store_twin": twin["id"],
+            })
+    shared16 = {
+        "contiguous": [lane * 16 for lane in range(32)],
+        "chunk-major 8-way (lane%8 * 1024 + lane/8 * 16)": [(lane % 8) * 1024 + (lane // 8) * 16 for lane in range(32)],
+        "chunk-major padded (lane%8 * 1040 + lane/8 * 16)": [(lane % 8) * 1040 + (lane // 8) * 16 for lane in range(32)],
+        "2-way (lane * 64)": [lane * 64 for lane in range(32)],
+    }
+    global16 = {
+        "global 1 line per quarter": [lane * 16 for lane in range(32)],
+        "global 2 lines per quarter (64 B rows 1 KiB apart)": [(lane // 4) * 1024 + (lane % 4) * 16 for lane in range(32)],
+        "global 4 lines per quarter (32 B rows 1 KiB apart)": [(lane // 2) * 1024 + (lane % 2) * 16 for lane in range(32)],
+        "global 8 lines per quarter (16 B rows 1 KiB apart)": [lane * 1024 for lane in range(32)],
+        "global 1 line per half-warp, 2 lanes per chunk": [(lane // 2) * 16 for lane in range(32)],
+        "global quarter lines swapped (lane ^ 8)": [(lane ^ 8) * 16 for lane in range(32)],
+    }
+    kernel, sass = KERNELS[(16, "ca")]
+    for shared_name, shared in shared16.items():
+        for global_name, glob in global16.items():
+            second.append({
+                "family": "global16", "name": f"cp.async.ca w16 {shared_name}, {global_name}", "width": 16,
+                "cache": "ca", "kernel": kernel, "sass": sass, "active": FULL, "addresses": shared,
+                "global": glob, "store_twin": None,
+            })
+    write(out, "ldgsts_patterns2", second)
+    print(f"{len(rows)} patterns, {len(second)} in the second campaign")
+    smoke_file(out, rows)
+
+
+def write(out: Path, stem: str, rows: list[dict]) -> None:
     for i, row in enumerate(rows):
         row["id"] = i
         assert all(a % row["width"] == 0 and a + 16 <= 100 * 1024 for a in row["addresses"])
-        assert all(g % 16 == 0 and g + 16 <= 256 * 1024 for g in row["global"])
-    (out / "ldgsts_patterns.json").write_text(
+        assert all(g % row["width"] == 0 and g + 16 <= 256 * 1024 for g in row["global"])
+    (out / f"{stem}.json").write_text(
         json.dumps({"format": "bankism-ldgsts-patterns", "version": 1, "probes": rows}) + "\n"
     )
-    with open(out / "ldgsts_patterns.txt", "w") as fh:
+    with open(out / f"{stem}.txt", "w") as fh:
         for row in rows:
             fields = [row["id"], row["kernel"], row["active"], *row["addresses"], *row["global"]]
             fh.write(" ".join(str(v) for v in fields) + "\n")
+
+
+def smoke_file(out: Path, rows: list[dict]) -> None:
     # A dozen of them for the tracer's smoke test (ids renumbered 0..11): per kernel one full-warp
     # stride, one partial mask, one global-broadcast probe.
     smoke = []
@@ -97,7 +142,7 @@ def main() -> None:
             fields = [i, row["kernel"], row["active"], *row["addresses"], *row["global"]]
             fh.write(" ".join(str(v) for v in fields) + "\n")
     (out / "ldgsts_smoke.json").write_text(json.dumps([row["id"] for row in smoke]) + "\n")
-    print(f"{len(rows)} patterns, {len(smoke)} for the smoke test")
+
 
 
 if __name__ == "__main__":

@@ -4,12 +4,14 @@
 # bankism/ under code/ and wheels for what the device's python may lack). Everything that must come back
 # is packed into $OUT/async.tgz (plus log.txt).
 #
-#   STEPS="probes tma smoke matmul" (default: all four)
+#   STEPS="probes timing tma smoke matmul" (default: probes tma smoke matmul)
+#   PATTERNS=ldgsts_patterns    which pattern file of .carry/async the probes step measures
 set -u
 OUT=${OUT:-/tmp/async_out}
 C=.carry/async
 R=/tmp/async_results
 STEPS=${STEPS:-probes tma smoke matmul}
+PATTERNS=${PATTERNS:-ldgsts_patterns}
 mkdir -p "$OUT" "$R" build/async
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 chmod +x $C/bin/* 2>/dev/null
@@ -22,7 +24,7 @@ has() { case " $STEPS " in *" $1 "*) return 0 ;; esac; return 1; }
   echo "--- nvidia-smi clocks"; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv
 } > "$R/env.txt" 2>&1
 cat "$R/env.txt"
-for b in ldgsts_probe tma_wgmma_probe; do cuobjdump -sass $C/bin/$b > "$R/$b.sass.txt" 2>&1; done
+for b in ldgsts_probe tma_wgmma_probe cpasync_timing; do cuobjdump -sass $C/bin/$b > "$R/$b.sass.txt" 2>&1; done
 
 if has probes || has tma; then
   t0=$(date +%s)
@@ -36,14 +38,20 @@ if has probes; then
   echo "=== ldgsts probes"
   t0=$(date +%s)
   timeout 200 "$NCU" --metrics "$LDGSTS_METRICS" -k regex:^probe_ --cache-control none --clock-control none \
-      --export /tmp/ldgsts --force-overwrite $C/bin/ldgsts_probe $C/ldgsts_patterns.txt > /tmp/ldgsts_ncu.log 2>&1
+      --export /tmp/ldgsts --force-overwrite $C/bin/ldgsts_probe $C/$PATTERNS.txt > /tmp/ldgsts_ncu.log 2>&1
   echo "ldgsts ncu rc=$? seconds=$(( $(date +%s) - t0 ))"
   grep -E "SHARED_BASE|DONE|rror|passes" /tmp/ldgsts_ncu.log | head -5
-  "$NCU" --import /tmp/ldgsts.ncu-rep --csv --page raw > "$R/ldgsts_probes.csv" 2>&1
-  echo "ldgsts_probes.csv rows: $(wc -l < "$R/ldgsts_probes.csv")"
+  "$NCU" --import /tmp/ldgsts.ncu-rep --csv --page raw > "$R/$PATTERNS.csv" 2>&1
+  echo "$PATTERNS.csv rows: $(wc -l < "$R/$PATTERNS.csv")"
 fi
 
 TMA_METRICS="l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum,smsp__sass_inst_executed_op_shared_gmma.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__inst_executed.sum"
+if has timing; then
+  echo "=== cp.async timing"
+  timeout 60 $C/bin/cpasync_timing > "$R/cpasync_timing.txt" 2>&1
+  echo "timing rc=$?"; cat "$R/cpasync_timing.txt"
+fi
+
 if has tma; then
   echo "=== tma / wgmma probes"
   t0=$(date +%s)
@@ -64,17 +72,17 @@ if [ -n "${need:-}" ]; then
   export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="$C/code${PYTHONPATH:+:$PYTHONPATH}"
-python3 -c 'import bankism, numba; print("bankism from", bankism.__file__, "numba", numba.__version__)'
+python3 -P -c 'import bankism, numba; print("bankism from", bankism.__file__, "numba", numba.__version__)'
 
 if has smoke; then
   echo "=== tracer smoke: cp.async probes, TMA / wgmma probes"
   t0=$(date +%s)
-  timeout 150 python3 -m bankism trace -o "$R/smoke_ldgsts.json" --keep-raw build/async/raw_ldgsts --timeout 100 \
+  timeout 150 python3 -P -m bankism trace -o "$R/smoke_ldgsts.json" --keep-raw build/async/raw_ldgsts --timeout 100 \
       --description "cp.async probes (hw/async/ldgsts_smoke.txt) under the tracer" \
       -- $C/bin/ldgsts_probe $C/ldgsts_smoke.txt
   echo "trace ldgsts rc=$? seconds=$(( $(date +%s) - t0 ))"
   t0=$(date +%s)
-  timeout 100 python3 -m bankism trace -o "$R/smoke_tma_wgmma.json" --keep-raw build/async/raw_tma --timeout 80 \
+  timeout 100 python3 -P -m bankism trace -o "$R/smoke_tma_wgmma.json" --keep-raw build/async/raw_tma --timeout 80 \
       --description "TMA, bulk-copy and wgmma probes (hw/async/tma_wgmma_probe.cu) under the tracer" \
       -- $C/bin/tma_wgmma_probe
   echo "trace tma rc=$? seconds=$(( $(date +%s) - t0 ))"
@@ -98,20 +106,21 @@ if has matmul; then
   nvcc -arch=sm_90 -lineinfo -O3 -o build/async/cpasync_matmul traces/kernels/cpasync_matmul.cu
   cuobjdump -sass build/async/cpasync_matmul > "$R/cpasync_matmul.sass.txt"
   EXTRA="--metric smsp__sass_inst_executed_op_ldgsts.sum --metric smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum --metric smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum --metric smsp__sass_inst_executed_op_shared.sum"
-  for variant in plain padded; do
-    name=cpasync_matmul$([ $variant = padded ] && echo _padded)
-    ./build/async/cpasync_matmul $variant
+  for variant in "plain cg" "padded cg" "plain ca" "padded ca"; do
+    set -- $variant
+    name=cpasync_matmul_$2$([ $1 = padded ] && echo _padded)
+    ./build/async/cpasync_matmul $1 $2
     t0=$(date +%s)
-    timeout 120 python3 -m bankism trace -o "$R/$name.json" --kernel cpasync_matmul --blocks first:2 \
+    timeout 120 python3 -P -m bankism trace -o "$R/$name.json" --kernel cpasync_matmul --blocks first:2 \
         --source traces/kernels/cpasync_matmul.cu --keep-raw build/async/raw_$name --timeout 100 \
-        --description "Double-buffered cp.async SGEMM (traces/kernels/cpasync_matmul.cu, $variant), 256x256, grid 4x4, block 16x16; the first 2 of 16 blocks recorded." \
-        -- ./build/async/cpasync_matmul $variant
+        --description "Double-buffered cp.async.$2 SGEMM (traces/kernels/cpasync_matmul.cu $1 $2), 256x256, grid 4x4, block 16x16; the first 2 of 16 blocks recorded." \
+        -- ./build/async/cpasync_matmul $1 $2
     echo "trace $name rc=$? seconds=$(( $(date +%s) - t0 ))"
     for run in 1 2; do
       t0=$(date +%s)
       csv="$R/$name.ncu-raw.run$run.csv"
-      timeout 100 python3 -m bankism profile $([ $run = 1 ] && echo "-o $R/$name.json") --kernel cpasync_matmul \
-          --csv "$csv" $EXTRA -- ./build/async/cpasync_matmul $variant > /tmp/profile_${name}_${run}.txt 2>&1
+      timeout 100 python3 -P -m bankism profile $([ $run = 1 ] && echo "-o $R/$name.json") --kernel cpasync_matmul \
+          --csv "$csv" $EXTRA -- ./build/async/cpasync_matmul $1 $2 > /tmp/profile_${name}_${run}.txt 2>&1
       echo "profile $name run $run rc=$? seconds=$(( $(date +%s) - t0 ))"; tail -3 /tmp/profile_${name}_${run}.txt
     done
   done
