@@ -1,0 +1,93 @@
+"""Conversion of the tracer's cp.async records and bulk-copy / wgmma events (bankism.tracing_async)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bankism import traceio, tracing, tracing_async
+from bankism.tracing import RECORD_DTYPE, SassInstruction
+
+START = 0x7000_0000
+FULL = 0xFFFFFFFF
+
+
+def _record(pc: int, kind: int, addresses, active: int = FULL, width: int = 16, warp: int = 0) -> np.ndarray:
+    record = np.zeros(1, RECORD_DTYPE)
+    record["pc"] = START + pc
+    record["kind"] = kind
+    record["active"] = active
+    record["width"] = width
+    record["warp"] = warp
+    record["flags"] = tracing.FLAG_WRITE
+    row = np.zeros(32, np.uint32)
+    row[: len(addresses)] = addresses
+    record["addresses"] = row
+    return record
+
+
+def _launch() -> dict:
+    return {"index": 3, "kernel": "k()", "mangled": "_Z1kv", "grid": [1, 1, 1], "block": [128, 1, 1],
+            "static_shared": 0, "function_pc": START, "function_size": 0x1000, "dynamic_shared": 65536}
+
+
+SASS = {"_Z1kv": {
+    0x230: SassInstruction("LDGSTS.E.BYPASS.128", "/src/k.cu", 10),
+    0x240: SassInstruction("LDGSTS.E", "/src/k.cu", 11),
+    0x200: SassInstruction("UBLKCP.S.G", "/src/k.cu", 12),
+    0x1B0: SassInstruction("HGMMA.64x64x16.F32", "/src/k.cu", 13),
+    0x2A0: SassInstruction("UTMALDG.2D", "/src/k.cu", 14),
+    0x2B0: SassInstruction("LDS.128", "/src/k.cu", 15),
+}}
+
+
+def test_ldgsts_records_become_sites_and_duplicates_are_dropped():
+    lanes = 1024 + np.arange(32) * 16
+    records = np.concatenate([
+        _record(0x230, tracing_async.KIND_ASYNC_COPY, lanes),
+        _record(0x230, tracing.KIND_SHARED, lanes),  # the same instruction seen as a shared access
+        _record(0x240, tracing_async.KIND_ASYNC_COPY, 1024 + np.arange(32) * 4, active=0xFFFF, width=4),
+    ])
+    launch = tracing.convert_launch(_launch(), records, SASS, "all")
+    assert [(s["pc"], s["op"], s["width"], s["sass"]) for s in launch["sites"]] == [
+        (0x230, "ldgsts", 16, "LDGSTS.E.BYPASS.128"), (0x240, "ldgsts", 4, "LDGSTS.E")]
+    assert len(launch["records"]["site"]) == 2
+    assert launch["records"]["active"].tolist() == [FULL, 0xFFFF]
+    # the inactive lanes' addresses are zeroed, the active ones kept
+    assert launch["records"]["addresses"][1][:16].tolist() == (1024 + np.arange(16) * 4).tolist()
+    assert launch["records"]["addresses"][1][16:].tolist() == [0] * 16
+
+
+def test_classify_site_without_sass_uses_the_record_kind():
+    shape = tracing.classify_site(None, tracing_async.KIND_ASYNC_COPY, tracing.FLAG_WRITE, 8, 0)
+    assert shape == {"op": "ldgsts", "width": 8, "matrices": None, "trans": False}
+
+
+def test_events_become_the_async_block_and_unrecorded_sass_is_listed():
+    records = np.concatenate([
+        _record(0x200, tracing_async.KIND_BULK_COPY, [2048, 4096, 1032, 0], active=1, width=0),
+        _record(0x200, tracing_async.KIND_BULK_COPY, [6144, 1024, 1032, 0], active=1, width=0),
+        _record(0x1B0, tracing_async.KIND_WGMMA, [1024, 2048, 9216, 2048]),
+        _record(0x1B0, tracing_async.KIND_WGMMA, [1024, 0, 9216, 2048], active=0),
+    ])
+    launch = tracing.convert_launch(_launch(), records, SASS, "all")
+    assert launch["sites"] == []
+    block = launch["async"]
+    assert block["bulk_copies"] == [{
+        "pc": 0x200, "sass": "UBLKCP.S.G", "file": "/src/k.cu", "line": 12, "executions": 2, "bytes": 5120,
+        "shared_start": 2048, "shared_end": 7168, "multicast": 0}]
+    assert block["wgmma"] == [{
+        "pc": 0x1B0, "sass": "HGMMA.64x64x16.F32", "file": "/src/k.cu", "line": 13, "executions": 2,
+        "a_bytes": 2048, "b_bytes": 4096, "a_from_registers": 1, "partial_warp_mask": 1}]
+    # LDGSTS at 0x230/0x240 and UTMALDG were never recorded; LDS is not an async class
+    assert [(u["pc"], u["sass"]) for u in block["unrecorded"]] == [
+        (0x230, "LDGSTS.E.BYPASS.128"), (0x240, "LDGSTS.E"), (0x2A0, "UTMALDG.2D")]
+    doc = {"format": "bankism-trace", "version": 1, "environment": {"arch": "sm_90"}, "launches": [launch]}
+    traceio.validate(doc)
+
+
+def test_a_launch_without_async_traffic_has_no_async_block():
+    records = _record(0x2B0, tracing.KIND_SHARED, 1024 + np.arange(32) * 16)
+    sass = {"_Z1kv": {0x2B0: SassInstruction("LDS.128", None, None)}}
+    launch = tracing.convert_launch(_launch(), records, sass, "all")
+    assert "async" not in launch
+    assert launch["sites"][0]["op"] == "load"
