@@ -668,9 +668,14 @@ def convert_launch(
     grid = [int(v) for v in launch["grid"]]
     records, events = tracing_async.split_events(records)
     records = tracing_async.without_duplicate_async_records(without_duplicate_matrix_records(records))
+    records, sources = tracing_async.split_sources(records)
     offsets = _site_offsets(records, launch)
     function_sass = sass.get(launch["mangled"], {})
     sites, site_of_record = build_sites(records, offsets, function_sass)
+    for site in sites:
+        if site["op"] == "ldgsts":
+            mine = site_of_record == site["id"]
+            site.update(tracing_async.source_grouping(site["width"], records["active"][mine], sources[mine]))
     event_offsets = _site_offsets(events, launch)
     recorded = {int(site["pc"]) for site in sites} | set(event_offsets.tolist())
     async_block = tracing_async.async_summary(events, event_offsets, function_sass, recorded, display_path)

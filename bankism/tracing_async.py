@@ -35,6 +35,48 @@ ASYNC_SHARED_SASS = {
 }
 
 
+#: cp.async records carry, above the 18 bits of the shared offset, bits 2..15 of the global source address
+#: (tracer_records.h: BANKISM_ASYNC_SOURCE_SHIFT/MASK): enough to tell which lanes read the same 128-byte
+#: line (aliasing only for sources a multiple of 64 KiB apart).
+SOURCE_SHIFT, SHARED_MASK = 18, (1 << 18) - 1
+#: Lanes per group of the store rule for each cp.async width (docs/rules.md, "cp.async").
+GROUP_LANES = {4: 32, 8: 16, 16: 8}
+
+
+def split_sources(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(records with plain shared offsets, per-lane global source units of 4 bytes, 0 outside cp.async)."""
+    records = records.copy()
+    is_async = records["kind"] == KIND_ASYNC_COPY
+    raw = records["addresses"][is_async]
+    sources = np.zeros(records["addresses"].shape, np.int64)
+    sources[is_async] = raw >> SOURCE_SHIFT
+    records["addresses"][is_async] = raw & SHARED_MASK
+    return records, sources
+
+
+def source_grouping(width: int, active: np.ndarray, sources: np.ndarray) -> dict[str, int]:
+    """How the global sources of a cp.async site's executions line up with the store groups.
+
+    ``source_lines``: the most distinct 128-byte global lines the active lanes of one group (warp,
+    half- or quarter-warp for 4, 8, 16 bytes) read in any execution; ``source_repeats``: executions in
+    which two active lanes of a group read the same bytes. The rule is exact when both are at most 1 and 0.
+    """
+    group = GROUP_LANES.get(int(width), 8)
+    lanes = ((active[:, None].astype(np.int64) >> np.arange(32)) & 1).astype(bool)
+    most, repeats = 0, 0
+    for start in range(0, 32, group):
+        part = sources[:, start:start + group]
+        mask = lanes[:, start:start + group]
+        for row, used in zip(part, mask, strict=True):
+            chosen = row[used]
+            if chosen.size == 0:
+                continue
+            most = max(most, np.unique(chosen >> 5).size)
+            units = chosen // max(1, int(width) // 4)
+            repeats += int(np.unique(units).size < units.size)
+    return {"source_lines": int(most), "source_repeats": int(repeats)}
+
+
 def split_events(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(per-lane records, event records): events are the bulk-copy and wgmma records."""
     is_event = np.isin(records["kind"], EVENT_KINDS)

@@ -2,7 +2,8 @@
 // operand reads (included at the end of tracer_patches.cu, whose helpers they use).
 //
 // - bankism_memcpy_async (SANITIZER_INSTRUCTION_MEMCPY_ASYNC): every active lane of a cp.async (LDGSTS)
-//   reports its own shared destination; recorded like an ordinary access, kind BANKISM_KIND_ASYNC_COPY.
+//   reports its own shared destination; recorded like an ordinary access, kind BANKISM_KIND_ASYNC_COPY,
+//   with 14 bits of the global source address above the 18 bits of the shared offset.
 // - bankism_bulk_copy (SANITIZER_INSTRUCTION_BULK_COPY_GLOBAL_TO_SHARED): cp.async.bulk global -> shared;
 //   one event per warp-instruction (kind BANKISM_KIND_BULK_COPY): addresses[0] the shared destination,
 //   [1] the bytes (16 x the requested blocks), [2] the mbarrier, [3] the multicast mask, width 1 when
@@ -45,7 +46,11 @@ __device__ __forceinline__ void record_event(TraceControl* control, uint64_t pc,
 extern "C" __device__ __noinline__ SanitizerPatchResult bankism_memcpy_async(
     void* userdata, uint64_t pc, void* src, uint32_t dst, uint32_t accessSize)
 {
-    record_access((TraceControl*)userdata, pc, dst, accessSize, BANKISM_FLAG_WRITE, 0, BANKISM_KIND_ASYNC_COPY);
+    // Bits 18..31 of the recorded address carry bits 2..15 of the global source (BANKISM_ASYNC_SOURCE_SHIFT):
+    // the H100 groups an LDGSTS's shared writes by the global lines it reads (docs/rules.md, "cp.async").
+    const uint32_t source = (uint32_t)(((uintptr_t)src >> 2) & BANKISM_ASYNC_SOURCE_MASK);
+    record_access((TraceControl*)userdata, pc, dst | (source << BANKISM_ASYNC_SOURCE_SHIFT), accessSize,
+                  BANKISM_FLAG_WRITE, 0, BANKISM_KIND_ASYNC_COPY);
     return SANITIZER_PATCH_SUCCESS;
 }
 

@@ -26,6 +26,9 @@ struct RawRecord {
 #define BANKISM_KIND_BULK_COPY 4   // cp.async.bulk global -> shared: an event (tracer_async_patches.cuh)
 #define BANKISM_KIND_WGMMA 5       // wgmma.mma_async operands in shared memory: an event
 #define BANKISM_FLAG_WRITE 0x2     // SANITIZER_MEMORY_DEVICE_FLAG_WRITE
+// ASYNC_COPY records: addresses[lane] = shared offset (bits 0..17) | bits 2..15 of the global source << 18.
+#define BANKISM_ASYNC_SOURCE_SHIFT 18
+#define BANKISM_ASYNC_SOURCE_MASK 0x3FFFu
 
 enum BlockMode : uint32_t { BLOCKS_ALL = 0, BLOCKS_FIRST = 1, BLOCKS_LIST = 2 };
 
