@@ -63,18 +63,23 @@ def source_grouping(width: int, active: np.ndarray, sources: np.ndarray) -> dict
     """
     group = GROUP_LANES.get(int(width), 8)
     lanes = ((active[:, None].astype(np.int64) >> np.arange(32)) & 1).astype(bool)
-    most, repeats = 0, 0
+    most = 0
+    repeated = np.zeros(len(sources), bool)
     for start in range(0, 32, group):
+        used = lanes[:, start:start + group]
         part = sources[:, start:start + group]
-        mask = lanes[:, start:start + group]
-        for row, used in zip(part, mask, strict=True):
-            chosen = row[used]
-            if chosen.size == 0:
-                continue
-            most = max(most, np.unique(chosen >> 5).size)
-            units = chosen // max(1, int(width) // 4)
-            repeats += int(np.unique(units).size < units.size)
-    return {"source_lines": int(most), "source_repeats": int(repeats)}
+        most = max(most, int(_distinct(part >> 5, used).max(initial=0)))
+        units = part // max(1, int(width) // 4)
+        repeated |= _distinct(units, used) < used.sum(axis=1)
+    return {"source_lines": most, "source_repeats": int(repeated.sum())}
+
+
+def _distinct(values: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """Per row, the number of distinct values among the used entries (values are >= 0)."""
+    ordered = np.sort(np.where(used, values, -1), axis=1)
+    fresh = ordered >= 0
+    fresh[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
+    return fresh.sum(axis=1)
 
 
 def split_events(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -91,3 +91,31 @@ def test_a_launch_without_async_traffic_has_no_async_block():
     launch = tracing.convert_launch(_launch(), records, sass, "all")
     assert "async" not in launch
     assert launch["sites"][0]["op"] == "load"
+
+
+def _with_source(shared, source_bytes):
+    """Shared offsets with the 14 source bits the tracer stores above them (bits 2..15 of the source)."""
+    shared = np.asarray(shared, np.int64)
+    source = (np.asarray(source_bytes, np.int64) >> 2) & 0x3FFF
+    return (shared | (source << tracing_async.SOURCE_SHIFT)).astype(np.uint32)
+
+
+def test_sources_are_split_from_the_shared_offsets_and_grouped():
+    lanes = np.arange(32)
+    coalesced = _record(0x230, tracing_async.KIND_ASYNC_COPY, _with_source(1024 + lanes * 16, lanes * 16))
+    # 64-byte global rows 1 KiB apart: each quarter-warp reads 2 lines
+    rows = _record(0x240, tracing_async.KIND_ASYNC_COPY,
+                   _with_source(1024 + lanes * 4, (lanes // 4) * 1024 + (lanes % 4) * 16), width=4)
+    launch = tracing.convert_launch(_launch(), np.concatenate([coalesced, rows]), SASS, "all")
+    first, second = launch["sites"]
+    assert launch["records"]["addresses"][0].tolist() == (1024 + lanes * 16).tolist()
+    assert (first["source_lines"], first["source_repeats"]) == (1, 0)
+    # 4-byte copies are grouped by the whole warp: 8 rows = 8 lines
+    assert (second["source_lines"], second["source_repeats"]) == (8, 0)
+
+
+def test_repeated_sources_are_counted():
+    lanes = np.arange(32)
+    broadcast = _record(0x230, tracing_async.KIND_ASYNC_COPY, _with_source(1024 + lanes * 16, np.zeros(32)))
+    launch = tracing.convert_launch(_launch(), broadcast, SASS, "all")
+    assert (launch["sites"][0]["source_lines"], launch["sites"][0]["source_repeats"]) == (1, 1)
