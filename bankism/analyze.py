@@ -15,10 +15,12 @@ from typing import Any
 
 import numpy as np
 
-import bankism
-from bankism.arch import NCU_COUNTER_OF_OP
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES
+from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.traceio import RecordChunk, Trace, blocks_recorded_count
+from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
+from bankism.trace import RecordChunk, Trace, blocks_recorded_count
+from bankism.version import __version__
 
 REPORT_FORMAT = "bankism-analysis"
 REPORT_VERSION = 1
@@ -36,15 +38,13 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic", "ldgsts"})
-CLASSES = ("ld", "st", "atom")
+CLASSES = NCU_CLASSES
 #: Counter classes a launch has only when a site or its counters use them: cp.async's ``ldgsts``.
-OPTIONAL_CLASSES = ("ldgsts",)
+OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
 
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
 #: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
-ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin"}
-DEFAULT_ATOMIC_OP = "add"
 METRICS = ("instructions", "wavefronts", "conflicts")
 
 
@@ -271,6 +271,31 @@ class LaunchReport:
                 rows.append(Comparison(op_class, metric, value, guess, ok, why))
         return rows
 
+    # --- source-line view and measured conflicts (for `bankism analyze`'s default table and headline) ---
+
+    def lines(self) -> list[LineStats]:
+        """The sites grouped by source line and op, in order of first appearance (``group_by_line``)."""
+        return group_by_line(self.sites)
+
+    @property
+    def measured_conflicts(self) -> dict[str, int] | None:
+        """ncu's bank conflicts per class (ld, st, atom), or None without counters."""
+        if self.measured is None:
+            return None
+        return {c: int(self.measured[c]["conflicts"]) for c in CLASSES}
+
+    def conflicts_explained(self) -> bool | None:
+        """Whether every measured conflict is accounted for by the model (predicted conflicts plus the
+        L1-contention surplus the conflict rule admits); None without counters. A launch that was only
+        profiled has nothing to explain its conflicts with."""
+        measured = self.measured_conflicts
+        if measured is None:
+            return None
+        if not self.traced:
+            return not any(measured.values())
+        judged = {c.op_class: c.within_tolerance for c in self.comparisons() if c.metric == "conflicts"}
+        return all(judged.get(c, True) is not False for c in CLASSES if measured[c])
+
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
         if self.measured is None or not self.traced:
@@ -330,6 +355,8 @@ class LaunchReport:
             "has_conflicts": self.has_conflicts,
             "totals": self.totals(),
             "sites": [s.to_json() for s in self.sites],
+            "lines": [line.to_json() for line in self.lines()],
+            "measured_conflicts_explained": self.conflicts_explained(),
             "async": self.launch.get("async"),
             "async_notes": async_notes(self.launch),
         }
@@ -350,7 +377,7 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": bankism.__version__,
+            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": __version__,
             "trace": self.trace, "arch": self.arch, "environment": self.environment,
             "tolerance": {**{m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
                           "conflicts": CONFLICTS_RULE},
@@ -381,8 +408,81 @@ def async_notes(launch: dict[str, Any]) -> list[str]:
     return notes
 
 
+# ---------------------------------------------------------------------------------------------
+# The source-line view: sites folded by (file, line, op), as Nsight Compute's source view shows them
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LineStats:
+    """The sums of the sites one source line executes with one op (every SASS site folded in)."""
+
+    file: str | None
+    line: int | None
+    op: str
+    sites: list[SiteStats]
+
+    def _sum(self, name: str) -> int:
+        return sum(getattr(s, name) for s in self.sites)
+
+    @property
+    def executions(self) -> int:
+        return self._sum("executions")
+
+    @property
+    def wavefronts(self) -> int:
+        return self._sum("wavefronts")
+
+    @property
+    def ideal(self) -> int:
+        return self._sum("ideal")
+
+    @property
+    def excess(self) -> int:
+        return self._sum("excess")
+
+    @property
+    def conflicts(self) -> int:
+        return self._sum("conflicts")
+
+    @property
+    def cycles(self) -> float | None:
+        cycles = [s.cycles for s in self.sites]
+        return None if None in cycles else float(sum(cycles))
+
+    @property
+    def worst_site(self) -> SiteStats | None:
+        """The site holding the line's worst warp-instruction (most excess, then most wavefronts)."""
+        ran = [s for s in self.sites if s.worst is not None]
+        return max(ran, key=lambda s: (s.worst.excess, s.worst.wavefronts), default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        worst = self.worst_site
+        return {
+            "file": self.file, "line": self.line, "op": self.op, "sites": [s.id for s in self.sites],
+            "sass": sorted({s.site.get("sass") or "" for s in self.sites} - {""}),
+            "executions": self.executions, "wavefronts": self.wavefronts, "ideal": self.ideal,
+            "excess": self.excess, "conflicts": self.conflicts, "cycles": self.cycles,
+            "worst": {"site": worst.id, **worst.worst.to_json()} if worst else None,
+        }
+
+
+def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
+    """Sites folded by (file, line, op) in order of first appearance; a site without a source line
+    stays a row of its own."""
+    groups: dict[tuple, LineStats] = {}
+    for stats in sites:
+        site = stats.site
+        file, line = site.get("file"), site.get("line")
+        key = (file, line, site["op"]) if file and line else ("site", stats.id)
+        if key not in groups:
+            groups[key] = LineStats(file, line, site["op"], [])
+        groups[key].sites.append(stats)
+    return list(groups.values())
+
+
 def _worst_in_batch(
-    result: bankism.SimulationResult, rows: np.ndarray, chunk: RecordChunk
+    result: SimulationResult, rows: np.ndarray, chunk: RecordChunk
 ) -> WorstInstruction | None:
     if len(result) == 0:
         return None
@@ -410,19 +510,17 @@ _INSTRUCTION = re.compile(r"^instruction (\d+)")
 
 
 def atomic_op_of(site: dict[str, Any]) -> str | None:
-    """The engine's atomic_op for an atomic site, from its SASS opcode (ATOMIC_SASS); None otherwise."""
+    """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
     if site["op"] != "atomic":
         return None
-    parts = (site.get("sass") or "").upper().split(".")
-    found = [ATOMIC_SASS[p] for p in parts[1:] if p in ATOMIC_SASS]
-    return found[0] if found else DEFAULT_ATOMIC_OP
+    return atomic_op_of_sass(site.get("sass"))
 
 
 def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, arch: str,
-                  label: str) -> bankism.SimulationResult:
+                  label: str) -> SimulationResult:
     """One engine call for the rows of ``chunk`` that execute ``site``; engine errors name the record."""
     try:
-        return bankism.simulate(
+        return simulate(
             chunk.addresses[rows], width=int(site["width"]), op=site["op"],
             active=chunk.active[rows].astype(np.int64), matrices=site.get("matrices"), arch=arch,
             atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP,

@@ -11,17 +11,30 @@ from dataclasses import dataclass, field
 
 from bankism.errors import BankismError
 
+#: Lanes of a warp.
+LANES = 32
+#: Threads a CUDA block may have.
+MAX_THREADS_PER_BLOCK = 1024
+#: Lanes that give the row addresses of one 8x8 matrix of ldmatrix/stmatrix (lanes 8k..8k+7 for matrix k).
+LANES_PER_MATRIX = 8
+#: The architecture every front end models unless told otherwise.
+DEFAULT_ARCH = "sm_90"
+
 OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix", "ldgsts")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
 WIDTHS = (1, 2, 4, 8, 16)
 
-#: Which Nsight Compute counter family (op_ld / op_st / op_atom) counts each op.
+#: Nsight Compute's shared-memory counter families (op_ld / op_st / op_atom).
+NCU_CLASSES = ("ld", "st", "atom")
+#: Counter families a launch has only when it uses them: cp.async's (LDGSTS) op_ldgsts.
+NCU_OPTIONAL_CLASSES = ("ldgsts",)
+#: Which Nsight Compute counter family counts each op.
 NCU_COUNTER_OF_OP = {
     "load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom", "ldgsts": "ldgsts",
 }
 
 #: How the lanes of a warp are cut into transactions before any merge.
-SPLIT_LANES = {"warp": 32, "half-warp": 16, "quarter-warp": 8, "matrix": 8}
+SPLIT_LANES = {"warp": LANES, "half-warp": LANES // 2, "quarter-warp": LANES // 4, "matrix": LANES_PER_MATRIX}
 
 
 #: The atomic operations whose shared-memory behaviour has been measured.
@@ -74,6 +87,11 @@ class Architecture:
     reserved_shared_bytes: int
     rules: dict[tuple[str, int, str], Rule] = field(repr=False)
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
+
+    @property
+    def bank_row_bytes(self) -> int:
+        """Bytes of one row of banks (128 on sm_90): addresses this far apart fall in the same bank."""
+        return self.banks * self.bank_bytes
 
     def rule(self, op: str, width: int, atomic_op: str = "add") -> Rule:
         """The rule for ``op`` at ``width`` bytes per lane, or a BankismError naming what is unknown."""
@@ -150,7 +168,7 @@ SM90 = Architecture(
     },
 )
 
-ARCHITECTURES: dict[str, Architecture] = {"sm_90": SM90}
+ARCHITECTURES: dict[str, Architecture] = {SM90.name: SM90}
 
 
 def get_arch(name: str) -> Architecture:

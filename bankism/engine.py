@@ -4,7 +4,9 @@
 warp-instructions in parallel. For each instruction it cuts the active lanes into
 transactions following the architecture's rule (``arch.py``), merges neighbouring
 transactions when the rule's xor condition holds, and counts, per transaction, the
-largest number of distinct bank-wide units requested from one bank.
+largest number of distinct bank-wide units requested from one bank group. The bank
+geometry (banks, bytes per bank) comes from ``Architecture``; every rule field is
+interpreted, none looked up by op name.
 """
 
 from __future__ import annotations
@@ -15,13 +17,19 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from bankism.arch import MATRIX_OPS, Architecture, Rule, get_arch
+from bankism.arch import MATRIX_OPS, SPLIT_LANES, Architecture, Rule, get_arch
 from bankism.errors import BankismError
 
 FULL_MASK = 0xFFFFFFFF
 MAX_TRANSACTIONS = 4
 
 _ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
+
+_U1 = np.uint64(1)
+_U7 = np.uint64(7)
+_HIGH_BITS = np.uint64(0x8080808080808080)
+_LOW_BITS = np.uint64(0x0101010101010101)
+_BYTE_ONES = np.uint64(0xFF)
 
 
 @njit(cache=True, inline="always")
@@ -66,59 +74,67 @@ def _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_
 
 
 @njit(cache=True, inline="always")
-def _has_invalid_lane(addresses, i, mask, lanes_used, width, last_start):
-    """True when an active lane's address is negative, past ``last_start`` or misaligned."""
-    bad = 0
-    if mask == FULL_MASK:
-        for lane in range(lanes_used):
-            address = addresses[i, lane]
-            bad |= (address < 0) | (address > last_start) | ((address & (width - 1)) != 0)
-    else:
-        for lane in range(lanes_used):
-            address = addresses[i, lane]
-            wrong = (address < 0) | (address > last_start) | ((address & (width - 1)) != 0)
-            bad |= wrong & ((mask >> lane) & 1)
-    return bad != 0
+def _popcount(x):
+    """Set bits of a uint64 (LLVM turns this into one popcnt instruction)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return (x * _LOW_BITS) >> np.uint64(56)
 
 
 @njit(cache=True, inline="always")
-def _instruction_passes(addresses, i, mask, lanes_used, group_shift, merged_bits, unit_shift, n_super,
-                        serialised, seen, stamp, counts, best):
-    """Fill best[t] with the busiest bank's passes in each transaction t (addresses already valid).
+def _byte_max(a, b):
+    """Bytewise maximum of two words of eight 7-bit counters (SWAR)."""
+    a_wins = (((a | _HIGH_BITS) - b) & _HIGH_BITS) >> _U7
+    keep = a_wins * _BYTE_ONES
+    return (a & keep) | (b & ~keep)
 
-    One sweep over the lanes, with no data-dependent branch (indices are cast to unsigned so
-    Numba emits no negative-index wrap-around check). Lane l belongs to transaction
-    l >> group_shift, or to the even one of a merged pair. A unit is the aligned
-    ``1 << unit_shift``-byte piece a lane touches (a 4-byte word for widths up to 4); units in
-    the same bank group (unit mod n_super) need one pass each and equal units share a pass,
-    unless ``serialised`` (atomics), where every lane needs its own. ``seen[unit] == stamp + t``
-    marks units already counted in transaction t; inactive lanes all point at the spare last slot.
+
+@njit(cache=True, inline="always")
+def _word_max(w):
+    """The largest of the eight byte counters of one word."""
+    w = _byte_max(w, w >> np.uint64(32))
+    w = _byte_max(w, w >> np.uint64(16))
+    w = _byte_max(w, w >> np.uint64(8))
+    return np.int64(w & _BYTE_ONES)
+
+
+@njit(cache=True, inline="always")
+def _histogram_max(keys, fresh, lanes_used, n_keys, n_super, n_transactions, words, counts, best):
+    """best[t] = the largest number of fresh lanes sharing one key of transaction t.
+
+    A key is (transaction, bank group). Up to 32 keys of at least 8 per transaction, the
+    counters live in four registers, eight 8-bit counters each (no store-to-load chains);
+    otherwise in an array.
     """
-    n_transactions = lanes_used >> group_shift
-    for k in range(n_transactions * n_super):
+    if n_keys <= 32 and n_super >= 8:
+        w0 = np.uint64(0)
+        w1 = np.uint64(0)
+        w2 = np.uint64(0)
+        w3 = np.uint64(0)
+        for lane in range(lanes_used):
+            key = np.uint64(keys[lane])
+            add = np.uint64(fresh[lane]) << ((key & _U7) << np.uint64(3))
+            word = key >> np.uint64(3)
+            w0 += add * np.uint64(word == 0)
+            w1 += add * np.uint64(word == 1)
+            w2 += add * np.uint64(word == 2)
+            w3 += add * np.uint64(word == 3)
+        words[0] = w0
+        words[1] = w1
+        words[2] = w2
+        words[3] = w3
+        per = n_super >> 3
+        for t in range(n_transactions):
+            w = words[t * per]
+            for k in range(t * per + 1, (t + 1) * per):
+                w = _byte_max(w, words[k])
+            best[t] = _word_max(w)
+        return
+    for k in range(n_keys):
         counts[k] = 0
-    outside = seen.shape[0] - 1
-    row = np.uintp(i)
-    if mask == FULL_MASK and merged_bits == 0 and not serialised:
-        for lane in range(lanes_used):
-            unit = addresses[row, np.uintp(lane)] >> unit_shift
-            t = lane >> group_shift
-            key = stamp + t
-            slot = np.uintp(unit)
-            fresh = seen[slot] != key
-            seen[slot] = key
-            counts[np.uintp(t * n_super + (unit & (n_super - 1)))] += fresh
-    else:
-        for lane in range(lanes_used):
-            active = (mask >> lane) & 1
-            unit = addresses[row, np.uintp(lane)] >> unit_shift if active else outside
-            t = lane >> group_shift
-            t &= ~((merged_bits >> (t >> 1)) & 1)
-            key = stamp + t
-            slot = np.uintp(unit)
-            fresh = active if serialised else (seen[slot] != key) & active
-            seen[slot] = key
-            counts[np.uintp(t * n_super + (unit & (n_super - 1)))] += fresh
+    for lane in range(lanes_used):
+        counts[np.uintp(keys[lane])] += fresh[lane]
     for t in range(n_transactions):
         top = 0
         for k in range(t * n_super, (t + 1) * n_super):
@@ -144,52 +160,97 @@ def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
 @njit(parallel=True, cache=True)
 def _simulate_kernel(
     addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, banked,
-    per_pass, cycles_floor, cycles_per_wavefront, shared_bytes,
+    per_pass, cycles_floor, cycles_per_wavefront, shared_bytes, unit_shift, super_shift,
     wavefronts, ideal, conflicts, cycles, groups, merged, errors,
 ):
+    """Per warp-instruction counts; errors[c] = (instruction, lane, code) of chunk c's first invalid lane.
+
+    A unit is the aligned ``1 << unit_shift``-byte piece one lane touches (a bank word, or the
+    whole access when it is wider); units that share a bank group (unit mod n_super) but differ
+    need a pass each, equal units share one unless ``serialised``. Per instruction: one
+    sweep validates the lanes and computes each lane's transaction, table slot (unit,
+    transaction) and key (transaction, bank group); if no key holds two active lanes, every
+    busy transaction takes one pass. Otherwise, the lowest lane of each slot is found with a
+    scatter (descending) and a gather, and the fresh lanes are counted per key.
+    """
     n = addresses.shape[0]
     n_chunks = errors.shape[0]
     chunk = (n + n_chunks - 1) // n_chunks
-    unit_shift = 2
-    while (1 << unit_shift) < max(width, 4):
-        unit_shift += 1
-    n_super = 128 >> unit_shift
+    n_super = 1 << super_shift
+    super_mask = n_super - 1
     group_shift = 0
     while (1 << group_shift) < group_lanes:
         group_shift += 1
-    n_base = lanes_used // group_lanes
+    n_base = lanes_used >> group_shift
+    tx_shift = 0
+    while (1 << tx_shift) < n_base:
+        tx_shift += 1
+    n_keys = n_base << super_shift
+    key_bits = n_keys <= 64 and super_shift < 6
     last_start = shared_bytes - width
+    spare = ((shared_bytes >> unit_shift) + 1) << tx_shift
+    used_lanes = (1 << lanes_used) - 1
     scalar_mask = masks.shape[0] == 1
+    has_merge = merge_xors.size > 0
     for c in prange(n_chunks):
-        seen = np.zeros((shared_bytes >> unit_shift) + 1, np.int16)
-        counts = np.zeros(MAX_TRANSACTIONS * 32, np.int32)
-        best = np.zeros(MAX_TRANSACTIONS, np.int32)
-        stamp = 0
+        owner = np.zeros(spare + 1, np.uint8)
+        slots = np.empty(32, np.int32)
+        keys = np.empty(32, np.int32)
+        fresh = np.empty(32, np.int32)
+        words = np.empty(4, np.uint64)
+        counts = np.empty(n_keys, np.int32)
+        best = np.empty(n_base, np.int64)
         errors[c, 0] = -1
         errors[c, 1] = -1
         errors[c, 2] = _ERR_NONE
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
+            row = np.uintp(i)
             mask = masks[0] if scalar_mask else masks[i]
-            if _has_invalid_lane(addresses, i, mask, lanes_used, width, last_start):
+            bits = 0
+            if has_merge:
+                bits, _ = _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope)
+            bad = 0
+            seen = np.uint64(0)
+            for lane in range(lanes_used):
+                a = addresses[row, np.uintp(lane)]
+                active = (mask >> lane) & 1
+                bad |= ((a < 0) | (a > last_start) | ((a & (width - 1)) != 0)) & active
+                t = lane >> group_shift
+                t &= ~((bits >> (t >> 1)) & 1)
+                unit = a >> unit_shift
+                key = (t << super_shift) | (unit & super_mask)
+                slots[lane] = ((unit << tx_shift) | t) if active else spare
+                keys[lane] = key
+                fresh[lane] = active
+                seen |= np.uint64(active) << np.uint64(key & 63)
+            if bad:
                 lane, code = _first_invalid_lane(addresses[i], mask, lanes_used, width, shared_bytes)
                 errors[c, 0] = i
                 errors[c, 1] = lane
                 errors[c, 2] = code
                 break
-            bits, _ = _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope)
-            if stamp > 2**15 - 2 * MAX_TRANSACTIONS:
-                seen[:] = 0
-                stamp = 0
-            stamp += MAX_TRANSACTIONS
-            _instruction_passes(
-                addresses, i, mask, lanes_used, group_shift, bits, unit_shift, n_super,
-                serialised, seen, stamp, counts, best,
-            )
+            if key_bits and _popcount(seen) == _popcount(np.uint64(mask & used_lanes)):
+                for t in range(n_base):
+                    in_t = (seen >> np.uint64(t << super_shift)) & np.uint64((1 << n_super) - 1)
+                    best[t] = in_t != 0
+            elif not banked:
+                for t in range(n_base):
+                    best[t] = 0
+                for lane in range(lanes_used):
+                    best[keys[lane] >> super_shift] |= fresh[lane]
+            else:
+                if not serialised:
+                    for lane in range(lanes_used - 1, -1, -1):
+                        owner[np.uintp(slots[lane])] = lane
+                    for lane in range(lanes_used):
+                        fresh[lane] &= owner[np.uintp(slots[lane])] == lane
+                _histogram_max(keys, fresh, lanes_used, n_keys, n_super, n_base, words, counts, best)
             total = 0
             served = 0
             for t in range(n_base):
-                total += best[t] if banked else min(best[t], 1)
-                served += best[t] > 0
+                passes = best[t] if banked else min(best[t], 1)
+                total += passes
+                served += passes > 0
             wavefronts[i] = total * per_pass
             ideal[i] = served * per_pass
             conflicts[i] = total - served
@@ -408,7 +469,8 @@ class SimulationResult:
 
 
 def _lanes_used(op: str, matrices: int | None) -> int:
-    return 8 * matrices if op in MATRIX_OPS and matrices else 32
+    """Lanes whose addresses count: the warp, or one row address per matrix row."""
+    return SPLIT_LANES["matrix"] * matrices if op in MATRIX_OPS and matrices else SPLIT_LANES["warp"]
 
 
 def _lanes_mask(op: str, matrices: int | None) -> int:
@@ -425,6 +487,11 @@ def _as_addresses(addresses: object) -> np.ndarray:
             f"addresses must have shape (32,) or (N, 32); got {np.asarray(addresses).shape}"
         )
     if array.dtype.kind == "f":
+        huge = np.argwhere(np.isfinite(array) & (np.abs(array) >= 2.0**63))
+        if huge.size:
+            i, lane = huge[0]
+            value = float(array[i, lane])
+            raise BankismError(f"instruction {i}, lane {lane}: address {value!r} is too large")
         fractional = np.argwhere(array != np.floor(array))
         if fractional.size:
             i, lane = fractional[0]
@@ -457,14 +524,36 @@ def _as_masks(active: object, n: int) -> np.ndarray:
         return (array.astype(np.int64) << np.arange(32, dtype=np.int64)).sum(axis=1)
     if array.dtype.kind not in "iu":
         raise BankismError(f"active must be None, a bool array or integer bitmasks; got {array.dtype}")
+    narrow = array.dtype.kind == "u" and array.dtype.itemsize <= 4
     array = array.astype(np.int64).reshape(-1)
     if array.shape[0] not in (1, n):
         raise BankismError(f"active bitmasks must have shape ({n},); got {np.asarray(active).shape}")
+    if narrow:
+        return array
     out_of_range = np.flatnonzero((array < 0) | (array > FULL_MASK))
     if out_of_range.size:
         i = int(out_of_range[0])
         raise BankismError(f"instruction {i}: active mask {int(array[i])} is not a 32-bit lane mask")
     return array
+
+
+def _log2(value: int, what: str) -> int:
+    if value < 1 or value & (value - 1):
+        raise BankismError(f"{what} must be a power of two; got {value}")
+    return value.bit_length() - 1
+
+
+def _geometry(arch: Architecture, width: int) -> tuple[int, int]:
+    """(log2 unit bytes, log2 bank groups per row) for accesses of ``width`` bytes on ``arch``.
+
+    A unit is the aligned piece one lane occupies in the banks: one bank word, or the whole
+    access when it spans several banks; units of one bank group (unit mod groups) share banks.
+    """
+    unit = max(width, arch.bank_bytes)
+    groups = arch.banks * arch.bank_bytes // unit
+    if groups < 1:
+        raise BankismError(f"{arch.name}: a {width}-byte access is wider than a row of banks")
+    return _log2(unit, f"{arch.name}: the unit size"), _log2(groups, f"{arch.name}: the bank-group count")
 
 
 def _chunks(n: int) -> int:
@@ -476,6 +565,20 @@ _ERROR_TEXT = {
     _ERR_RANGE: "address {a} + {w} bytes is past the {size}-byte shared memory of {arch}",
     _ERR_ALIGN: "address {a} is not aligned to the {w}-byte access width",
 }
+
+
+def _check_arguments(width: object, op: object, matrices: object, arch: object, atomic_op: object) -> int:
+    """The types of simulate's arguments, checked at the API edge so that a wrong type is a one-line
+    BankismError instead of an error deep in Numba; returns ``width`` as a plain int."""
+    for name, value, optional in (("width", width, False), ("matrices", matrices, True)):
+        if value is None and optional:
+            continue
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise BankismError(f"{name} must be an integer; got {value!r} ({type(value).__name__})")
+    for name, value in (("op", op), ("arch", arch), ("atomic_op", atomic_op)):
+        if not isinstance(value, str):
+            raise BankismError(f"{name} must be a string; got {value!r} ({type(value).__name__})")
+    return int(width)  # type: ignore[arg-type]
 
 
 def simulate(
@@ -495,6 +598,9 @@ def simulate(
     ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
     ``atomic_op`` ("add", "exch" or "cas") picks the atomic instruction for op="atomic".
     """
+    width = _check_arguments(width, op, matrices, arch, atomic_op)
+    if matrices is not None:
+        matrices = int(matrices)
     architecture = get_arch(arch)
     if op in MATRIX_OPS:
         if matrices not in (1, 2, 4):
@@ -514,6 +620,7 @@ def simulate(
     merged = np.empty(n, np.bool_)
     errors = np.empty((_chunks(n), 3), np.int64)
     measured = rule.cycles_floor is not None and rule.cycles_per_wavefront is not None
+    unit_shift, super_shift = _geometry(architecture, width)
     if n:
         _simulate_kernel(
             rows, masks, width, lanes_used, rule.lanes_per_transaction,
@@ -521,7 +628,8 @@ def simulate(
             rule.same_address_serialised, rule.banked, rule.wavefronts_per_pass,
             rule.cycles_floor if measured else np.nan,
             rule.cycles_per_wavefront if measured else np.nan,
-            architecture.shared_bytes, wavefronts, ideal, conflicts, cycles, groups, merged, errors,
+            architecture.shared_bytes, unit_shift, super_shift,
+            wavefronts, ideal, conflicts, cycles, groups, merged, errors,
         )
         _raise_first_error(errors, rows, width, architecture)
     return SimulationResult(

@@ -1,7 +1,14 @@
-"""Engine throughput, memory and first-call cost; prints a Markdown table for docs/performance.md.
+"""Engine throughput against an np.sum yardstick, memory and first-call cost (docs/performance.md).
 
-Run: python benchmarks/bench_engine.py [--instructions 8000000] [--repeats 5]
-The yardstick is one np.sum pass over the same int64 (N, 32) address array.
+Run: python benchmarks/bench_engine.py [--instructions 1000000] [--repeats 7] [--threads 1 2]
+
+The mixed workload: loads and stores of 4, 8 and 16 bytes and 4-byte add, 4-byte cas and
+8-byte exch atomics, ``--instructions`` warp-instructions of each kind; half the rows random
+aligned addresses in a 48 KiB window, half strided rows (stride 1..33 elements, many of them
+conflicting). ``--masks full`` gives every lane active, ``partial`` (default) gives half
+of the rows a random lane mask. Every repeat times the whole mix through ``bankism.simulate``
+and then one ``np.sum`` pass over the same int64 address arrays, so that each engine figure
+has a yardstick taken under the same load; the table gives min - median - max over repeats.
 """
 
 from __future__ import annotations
@@ -9,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -17,46 +25,108 @@ import time
 import numba
 import numpy as np
 
-import bankism
+from bankism.engine import simulate
 
-KINDS = [("load", 4), ("load", 8), ("load", 16), ("store", 16)]
+#: (op, width, atomic_op) of the mixed workload.
+KINDS = [
+    ("load", 4, "add"), ("load", 8, "add"), ("load", 16, "add"),
+    ("store", 4, "add"), ("store", 8, "add"), ("store", 16, "add"),
+    ("atomic", 4, "add"), ("atomic", 4, "cas"), ("atomic", 8, "exch"),
+]
 
 
-def make_addresses(n: int, width: int, seed: int) -> np.ndarray:
-    """Half random aligned addresses, half strided rows (stride 1..33 elements), int64."""
+def make_addresses(n: int, width: int, seed: int, dtype: type = np.int64) -> np.ndarray:
+    """Half random aligned addresses, half strided rows (stride 1..33 elements) in 48 KiB."""
     rng = np.random.default_rng(seed)
     half = n // 2
     random_rows = rng.integers(0, 48 * 1024 // width, size=(half, 32), dtype=np.int64) * width
     strides = rng.integers(1, 34, size=(n - half, 1), dtype=np.int64)
     bases = rng.integers(0, 256, size=(n - half, 1), dtype=np.int64) * width
     strided_rows = (bases + strides * np.arange(32, dtype=np.int64) * width) % (48 * 1024)
-    return np.ascontiguousarray(np.concatenate([random_rows, strided_rows]))
+    rows = np.concatenate([random_rows, strided_rows])
+    return np.ascontiguousarray(rows[rng.permutation(n)], dtype=dtype)
 
 
-def best_of(repeats: int, run) -> float:
+def make_masks(n: int, seed: int, partial: bool) -> np.ndarray | None:
+    """None (all lanes) or, for half the rows in random order, a random 32-bit lane mask."""
+    if not partial:
+        return None
+    rng = np.random.default_rng(seed + 1000)
+    masks = np.full(n, 0xFFFFFFFF, np.int64)
+    chosen = rng.random(n) < 0.5
+    masks[chosen] = rng.integers(0, 1 << 32, size=int(chosen.sum()), dtype=np.int64)
+    return masks
+
+
+def workload(n: int, partial: bool, dtype: type) -> list[tuple[tuple[str, int, str], np.ndarray, object]]:
+    return [(kind, make_addresses(n, kind[1], seed=k, dtype=dtype), make_masks(n, k, partial))
+            for k, kind in enumerate(KINDS)]
+
+
+def run_mix(work) -> list[float]:
+    """Seconds per kind for one pass of the engine over the whole mix."""
     times = []
-    for _ in range(repeats):
+    for (op, width, atomic_op), addresses, masks in work:
         start = time.perf_counter()
-        run()
+        simulate(addresses, width=width, op=op, active=masks, atomic_op=atomic_op)
         times.append(time.perf_counter() - start)
-    return min(times)
+    return times
 
 
-def throughput(n: int, repeats: int) -> list[tuple[str, float, float]]:
-    rows = []
-    for op, width in KINDS:
-        addresses = make_addresses(n, width, seed=width)
-        bankism.simulate(addresses[:64], width=width, op=op)
-        engine = best_of(repeats, lambda a=addresses, w=width, o=op: bankism.simulate(a, width=w, op=o))
-        yardstick = best_of(repeats, lambda a=addresses: a.sum())
-        rows.append((f"{op} {width} B", engine, yardstick))
-    return rows
+def run_sum(work) -> list[float]:
+    times = []
+    for _, addresses, _ in work:
+        start = time.perf_counter()
+        addresses.sum()
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def spread(values: list[float], digits: int = 1) -> str:
+    return " – ".join(f"{v:.{digits}f}" for v in (min(values), statistics.median(values), max(values)))
+
+
+def loadavg() -> str:
+    try:
+        with open("/proc/loadavg") as handle:
+            return " ".join(handle.read().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def throughput(n: int, repeats: int, threads: int, partial: bool, dtype: type) -> None:
+    numba.set_num_threads(threads)
+    work = workload(n, partial, dtype)
+    yard = [(kind, addresses.astype(np.int64, copy=False), masks) for kind, addresses, masks in work]
+    for (op, width, atomic_op), addresses, masks in work:  # compile and warm up
+        simulate(addresses[:64], width=width, op=op, active=None if masks is None else masks[:64],
+                 atomic_op=atomic_op)
+    per_kind: list[list[float]] = [[] for _ in KINDS]
+    rates, ratios = [], []
+    before = loadavg()
+    for _ in range(repeats):
+        engine = run_mix(work)
+        yardstick = run_sum(yard)
+        for k, seconds in enumerate(engine):
+            per_kind[k].append(n / seconds / 1e6)
+        rates.append(len(KINDS) * n / sum(engine) / 1e6)
+        ratios.append(sum(engine) / sum(yardstick))
+    masks = "half the rows partial masks" if partial else "full masks"
+    print(f"\n{threads} thread(s), {np.dtype(dtype).name} addresses, {masks}, "
+          f"{n:,} warp-instructions per kind, {repeats} repeats, load average {before} -> {loadavg()}")
+    print("\n| kind | M warp-instructions/s (min – median – max) |")
+    print("|---|---|")
+    for (op, width, atomic_op), values in zip(KINDS, per_kind, strict=True):
+        name = f"{op} {width} B" + (f" {atomic_op}" if op == "atomic" else "")
+        print(f"| {name} | {spread(values)} |")
+    print(f"| **mix** | **{spread(rates)}** |")
+    print(f"\nmix time / np.sum time over the same int64 arrays: {spread(ratios, 2)}x")
 
 
 def chunked_peak_rss(total: int, chunk: int) -> tuple[float, float]:
     """Peak RSS (VmHWM, MiB) of a fresh process after one chunk and after ``total`` instructions."""
     code = (
-        "import bankism\n"
+        "from bankism.engine import simulate\n"
         "from benchmarks.bench_engine import make_addresses\n"
         "def high_water():\n"
         "    status = open('/proc/self/status').read().split('VmHWM:')[1]\n"
@@ -64,7 +134,7 @@ def chunked_peak_rss(total: int, chunk: int) -> tuple[float, float]:
         f"total, chunk = {total}, {chunk}\n"
         "peaks = []\n"
         "for start in range(0, total, chunk):\n"
-        "    bankism.simulate(make_addresses(chunk, 8, seed=start), width=8).total_wavefronts\n"
+        "    simulate(make_addresses(chunk, 8, seed=start), width=8).total_wavefronts\n"
         "    peaks.append(high_water())\n"
         "print(peaks[0], peaks[-1])\n"
     )
@@ -76,11 +146,12 @@ def chunked_peak_rss(total: int, chunk: int) -> tuple[float, float]:
 
 
 def first_call_seconds(cache_dir: str) -> float:
-    """Wall time of a fresh interpreter importing bankism and simulating one warp of each kind."""
+    """Wall time of a fresh interpreter importing the engine and simulating one warp of each kind."""
+    kinds = ", ".join(repr(kind) for kind in KINDS)
     code = (
-        "import numpy as np, bankism\n"
-        "for op, w in [('load',4),('load',8),('load',16),('store',16)]:\n"
-        "    bankism.simulate(np.arange(32)*w, width=w, op=op)\n"
+        "import numpy as np\nfrom bankism.engine import simulate\n"
+        f"for op, w, a in [{kinds}]:\n"
+        "    simulate(np.arange(32) * w, width=w, op=op, atomic_op=a)\n"
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
     start = time.perf_counter()
@@ -89,25 +160,23 @@ def first_call_seconds(cache_dir: str) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--instructions", type=int, default=4_000_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--instructions", type=int, default=1_000_000, help="warp-instructions per kind")
+    parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--masks", choices=["full", "partial"], default="partial")
+    parser.add_argument("--int32", action="store_true", help="int32 addresses (the yardstick stays int64)")
+    parser.add_argument("--skip-memory", action="store_true", help="throughput only")
     args = parser.parse_args()
-    n = args.instructions
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"numba threads {numba.get_num_threads()}, numpy {np.__version__}, numba {numba.__version__}")
-    print(f"\n{n:,} warp-instructions per kind, best of {args.repeats}\n")
-    print("| kind | engine (s) | M instr/s | np.sum (s) | engine / np.sum |")
-    print("|---|---|---|---|---|")
-    total_engine = total_sum = 0.0
-    for name, engine, yardstick in throughput(n, args.repeats):
-        total_engine += engine
-        total_sum += yardstick
-        rate = n / engine / 1e6
-        print(f"| {name} | {engine:.3f} | {rate:.1f} | {yardstick:.3f} | {engine / yardstick:.2f}x |")
-    mix = len(KINDS) * n
-    print(f"| mix | {total_engine:.3f} | {mix / total_engine / 1e6:.1f} | {total_sum:.3f} | "
-          f"{total_engine / total_sum:.2f}x |")
+          f"numpy {np.__version__}, numba {numba.__version__}, python {platform.python_version()}")
+    for threads in args.threads:
+        throughput(args.instructions, args.repeats, threads, args.masks == "partial",
+                   np.int32 if args.int32 else np.int64)
+    if args.skip_memory:
+        return
     first, last = chunked_peak_rss(total=16 * 1_000_000, chunk=1_000_000)
     print(f"\nfresh process, 8-byte loads fed in 1M-instruction chunks (256 MB of addresses each): "
           f"peak RSS {first:.0f} MiB after the first chunk, {last:.0f} MiB after 16 chunks")

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bankism import traceio, tracing, tracing_async
-from bankism.tracing import RECORD_DTYPE, SassInstruction
+from bankism import traceio
+from bankism.capture import async_events as tracing_async
+from bankism.capture import convert as tracing
+from bankism.capture.disasm import SassInstruction
+from bankism.capture.raw import FLAG_WRITE, KIND_SHARED, RECORD_DTYPE
 
 START = 0x7000_0000
 FULL = 0xFFFFFFFF
@@ -18,7 +21,7 @@ def _record(pc: int, kind: int, addresses, active: int = FULL, width: int = 16, 
     record["active"] = active
     record["width"] = width
     record["warp"] = warp
-    record["flags"] = tracing.FLAG_WRITE
+    record["flags"] = FLAG_WRITE
     row = np.zeros(32, np.uint32)
     row[: len(addresses)] = addresses
     record["addresses"] = row
@@ -44,7 +47,7 @@ def test_ldgsts_records_become_sites_and_duplicates_are_dropped():
     lanes = 1024 + np.arange(32) * 16
     records = np.concatenate([
         _record(0x230, tracing_async.KIND_ASYNC_COPY, lanes),
-        _record(0x230, tracing.KIND_SHARED, lanes),  # the same instruction seen as a shared access
+        _record(0x230, KIND_SHARED, lanes),  # the same instruction seen as a shared access
         _record(0x240, tracing_async.KIND_ASYNC_COPY, 1024 + np.arange(32) * 4, active=0xFFFF, width=4),
     ])
     launch = tracing.convert_launch(_launch(), records, SASS, "all")
@@ -58,7 +61,7 @@ def test_ldgsts_records_become_sites_and_duplicates_are_dropped():
 
 
 def test_classify_site_without_sass_uses_the_record_kind():
-    shape = tracing.classify_site(None, tracing_async.KIND_ASYNC_COPY, tracing.FLAG_WRITE, 8, 0)
+    shape = tracing.classify_site(None, tracing_async.KIND_ASYNC_COPY, FLAG_WRITE, 8, 0)
     assert shape == {"op": "ldgsts", "width": 8, "matrices": None, "trans": False}
 
 
@@ -86,7 +89,7 @@ def test_events_become_the_async_block_and_unrecorded_sass_is_listed():
 
 
 def test_a_launch_without_async_traffic_has_no_async_block():
-    records = _record(0x2B0, tracing.KIND_SHARED, 1024 + np.arange(32) * 16)
+    records = _record(0x2B0, KIND_SHARED, 1024 + np.arange(32) * 16)
     sass = {"_Z1kv": {0x2B0: SassInstruction("LDS.128", None, None)}}
     launch = tracing.convert_launch(_launch(), records, sass, "all")
     assert "async" not in launch

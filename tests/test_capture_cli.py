@@ -15,7 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bankism import tracing
+from bankism.capture import toolkit
+from bankism.capture.build import LIBRARY_NAME, TracerBuild, build_commands
+from bankism.capture.run import TraceOptions, tracer_environment
+from bankism.capture.toolkit import Toolkit, find_nvcc, find_sanitizer
 from bankism.errors import BankismError
 
 DATA = Path(__file__).parent / "data" / "capture"
@@ -66,33 +69,33 @@ def test_trace_checks_its_arguments_first(tmp_path: Path) -> None:
 def test_find_nvcc_and_sanitizer_report_what_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tracing, "_cuda_homes", lambda: [tmp_path])
-    monkeypatch.setattr(tracing.shutil, "which", lambda name: None)
+    monkeypatch.setattr(toolkit, "_cuda_homes", lambda: [tmp_path])
+    monkeypatch.setattr(toolkit.shutil, "which", lambda name: None)
     monkeypatch.delenv("BANKISM_NVCC", raising=False)
     monkeypatch.delenv("BANKISM_SANITIZER_DIR", raising=False)
     with pytest.raises(BankismError, match="nvcc not found"):
-        tracing.find_nvcc()
+        find_nvcc()
     with pytest.raises(BankismError, match="Sanitizer API"):
-        tracing.find_sanitizer()
+        find_sanitizer()
     sanitizer = tmp_path / "compute-sanitizer"
     (sanitizer / "include").mkdir(parents=True)
     (sanitizer / "include" / "sanitizer.h").write_text("")
     (sanitizer / "libsanitizer-public.so").write_text("")
-    assert tracing.find_sanitizer() == (sanitizer / "include", sanitizer)
+    assert find_sanitizer() == (sanitizer / "include", sanitizer)
 
 
 def test_build_commands_compile_the_patches_as_a_tools_patch(tmp_path: Path) -> None:
-    toolkit = tracing.Toolkit(Path("/cuda/bin/nvcc"), Path("/san/include"), Path("/san"), None)
-    library, patches = tracing.build_commands(toolkit, tmp_path, ["90"])
-    assert "-lsanitizer-public" in library and str(tmp_path / tracing.LIBRARY_NAME) in library
+    toolkit = Toolkit(Path("/cuda/bin/nvcc"), Path("/san/include"), Path("/san"), None)
+    library, patches = build_commands(toolkit, tmp_path, ["90"])
+    assert "-lsanitizer-public" in library and str(tmp_path / LIBRARY_NAME) in library
     assert "--compile-as-tools-patch" in patches and "--keep-device-functions" in patches
     assert "-gencode=arch=compute_90,code=sm_90" in patches
 
 
 def test_tracer_environment(tmp_path: Path) -> None:
-    build = tracing.TracerBuild(tmp_path / "lib.so", tmp_path / "p.fatbin")
-    options = tracing.TraceOptions("multiply", (0, 2), "0,0;1,1", 5000)
-    env = tracing.tracer_environment(build, options, tmp_path)
+    build = TracerBuild(tmp_path / "lib.so", tmp_path / "p.fatbin")
+    options = TraceOptions("multiply", (0, 2), "0,0;1,1", 5000)
+    env = tracer_environment(build, options, tmp_path)
     assert env["CUDA_INJECTION64_PATH"] == str(tmp_path / "lib.so")
     assert env["BANKISM_TRACE_KERNEL"] == "multiply"
     assert env["BANKISM_TRACE_LAUNCHES"] == "0,2"

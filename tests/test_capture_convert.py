@@ -15,7 +15,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bankism import traceio, tracing
+from bankism import traceio
+from bankism.capture.build import TRACER_DIR
+from bankism.capture.convert import (
+    blocks_recorded,
+    classify_site,
+    convert_raw_folder,
+    traced_launches,
+    without_duplicate_matrix_records,
+)
+from bankism.capture.disasm import SassInstruction, parse_nvdisasm
+from bankism.capture.raw import KIND_MATRIX, KIND_SHARED, RECORD_DTYPE, RawCapture, read_capture
+from bankism.capture.run import TraceOptions
 from bankism.errors import BankismError
 
 DATA = Path(__file__).parent / "data" / "capture"
@@ -26,12 +37,12 @@ LANES = np.arange(32)
 
 @pytest.fixture(scope="module")
 def sass() -> dict:
-    return tracing.parse_nvdisasm((DATA / "smoke_sass.txt").read_text())
+    return parse_nvdisasm((DATA / "smoke_sass.txt").read_text())
 
 
 @pytest.fixture(scope="module")
 def launch(sass: dict) -> dict:
-    doc = tracing.convert_raw_folder(RAW, None, sass)
+    doc = convert_raw_folder(RAW, None, sass)
     traceio.validate(doc)
     return doc["launches"][0]
 
@@ -137,7 +148,7 @@ def test_conversion_matches_the_trace_written_on_the_device(launch: dict) -> Non
 
 
 def test_without_sass_the_op_comes_from_the_sanitizer_flags() -> None:
-    doc = tracing.convert_raw_folder(RAW, None, {})
+    doc = convert_raw_folder(RAW, None, {})
     ops = [(s["op"], s["width"]) for s in doc["launches"][0]["sites"]]
     assert ops[:5] == [("store", 4), ("store", 4), ("store", 8), ("store", 4), ("store", 2)]
     assert ("ldmatrix", 16) in ops and ("load", 8) in ops
@@ -152,31 +163,31 @@ def test_block_subset_keeps_only_listed_blocks(sass: dict, tmp_path: Path) -> No
     for item in RAW.iterdir():
         (copy / item.name).write_bytes(item.read_bytes())
     (copy / "context.json").write_text(json.dumps(context))
-    doc = tracing.convert_raw_folder(copy, None, sass)
+    doc = convert_raw_folder(copy, None, sass)
     assert doc["launches"][0]["blocks_recorded"] == "all"  # first:1 of a one-block grid is every block
 
 
 def test_truncated_and_failed_launches_are_refused() -> None:
-    capture = tracing.read_capture(RAW)
+    capture = read_capture(RAW)
     launch = capture.launches[0]
-    options = tracing.TraceOptions(max_records=10)
+    options = TraceOptions(max_records=10)
     too_many = dict(launch, seen=launch["records"] + 5)
     with pytest.raises(BankismError, match="exceed --max-records 10"):
-        tracing.traced_launches(tracing.RawCapture(RAW, capture.modules, [too_many]), options)
+        traced_launches(RawCapture(RAW, capture.modules, [too_many]), options)
     failed = dict(launch, ok=False)
     with pytest.raises(BankismError, match="could not copy its records back"):
-        tracing.traced_launches(tracing.RawCapture(RAW, capture.modules, [failed]), options)
+        traced_launches(RawCapture(RAW, capture.modules, [failed]), options)
     with pytest.raises(BankismError, match="the tracer reported: boom"):
-        tracing.traced_launches(tracing.RawCapture(RAW, capture.modules, [launch], ["boom"]), options)
+        traced_launches(RawCapture(RAW, capture.modules, [launch], ["boom"]), options)
     untraced = dict(launch, traced=False)
     with pytest.raises(BankismError, match="no kernel launch matched --kernel 'x'; launches seen: smoke"):
-        only_untraced = tracing.RawCapture(RAW, capture.modules, [untraced])
-        tracing.traced_launches(only_untraced, tracing.TraceOptions("x"))
+        only_untraced = RawCapture(RAW, capture.modules, [untraced])
+        traced_launches(only_untraced, TraceOptions("x"))
 
 
 def test_a_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(BankismError, match="the tracer wrote nothing"):
-        tracing.read_capture(tmp_path)
+        read_capture(tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -191,13 +202,13 @@ def test_a_missing_manifest_is_a_clear_error(tmp_path: Path) -> None:
     ],
 )
 def test_blocks_recorded(spec: str, grid: list[int], want: object) -> None:
-    assert tracing.blocks_recorded(spec, grid) == want
+    assert blocks_recorded(spec, grid) == want
 
 
 @pytest.mark.parametrize("spec", ["first:0", "first:x", "1,2,3,4", "a,b", ";", "9,9"])
 def test_bad_block_specs(spec: str) -> None:
     with pytest.raises(BankismError, match="--blocks"):
-        tracing.blocks_recorded(spec, [4, 4, 1])
+        blocks_recorded(spec, [4, 4, 1])
 
 
 @pytest.mark.parametrize(
@@ -215,17 +226,17 @@ def test_bad_block_specs(spec: str) -> None:
     ],
 )
 def test_classify_site(opcode, kind, flags, width, matrices, want) -> None:
-    shape = tracing.classify_site(opcode, kind, flags, width, matrices)
+    shape = classify_site(opcode, kind, flags, width, matrices)
     assert (shape["op"], shape["width"], shape["matrices"], shape["trans"]) == want
 
 
 def test_matrix_accesses_reported_twice_keep_the_matrix_record() -> None:
-    records = np.zeros(3, tracing.RECORD_DTYPE)
+    records = np.zeros(3, RECORD_DTYPE)
     records["pc"] = [100, 100, 200]
-    records["kind"] = [tracing.KIND_SHARED, tracing.KIND_MATRIX, tracing.KIND_SHARED]
-    kept = tracing.without_duplicate_matrix_records(records)
+    records["kind"] = [KIND_SHARED, KIND_MATRIX, KIND_SHARED]
+    kept = without_duplicate_matrix_records(records)
     assert kept["pc"].tolist() == [100, 200]
-    assert kept["kind"].tolist() == [tracing.KIND_MATRIX, tracing.KIND_SHARED]
+    assert kept["kind"].tolist() == [KIND_MATRIX, KIND_SHARED]
 
 
 def test_parse_nvdisasm_takes_the_users_line_of_inlined_code() -> None:
@@ -239,14 +250,14 @@ def test_parse_nvdisasm_takes_the_users_line_of_inlined_code() -> None:
         /*0010*/              @!P0 ATOMS.ADD RZ, [R2], R3 ;
         /*0020*/                   LDS.64 R4, [R2+0x8] ;
 """
-    functions = tracing.parse_nvdisasm(text)
-    assert functions["_Z1kPj"][0x10] == tracing.SassInstruction("ATOMS.ADD", "/x/k.cu", 12)
-    assert functions["_Z1kPj"][0x20] == tracing.SassInstruction("LDS.64", "/x/k.cu", 12)
+    functions = parse_nvdisasm(text)
+    assert functions["_Z1kPj"][0x10] == SassInstruction("ATOMS.ADD", "/x/k.cu", 12)
+    assert functions["_Z1kPj"][0x20] == SassInstruction("LDS.64", "/x/k.cu", 12)
     assert functions["_Z1kPj"][0x0].line == 7
 
 
 def test_record_layout_matches_the_tracer_header() -> None:
-    header = (Path(tracing.TRACER_DIR) / "tracer_records.h").read_text()
-    assert f"sizeof(RawRecord) == {tracing.RECORD_DTYPE.itemsize}" in header
+    header = (Path(TRACER_DIR) / "tracer_records.h").read_text()
+    assert f"sizeof(RawRecord) == {RECORD_DTYPE.itemsize}" in header
     size = (RAW / "launch_0.bin").stat().st_size
-    assert size == 23 * tracing.RECORD_DTYPE.itemsize
+    assert size == 23 * RECORD_DTYPE.itemsize

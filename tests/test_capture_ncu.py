@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bankism import ncu, traceio
+from bankism import traceio
+from bankism.capture import ncu
 from bankism.errors import BankismError
 
 DATA = Path(__file__).parent / "data" / "capture"

@@ -95,9 +95,9 @@ def test_cli_error_is_one_line_with_exit_code_2():
 
 
 def test_an_endless_loop_is_an_error_not_a_hang(monkeypatch):
-    import bankism.explain.interpreter as interpreter
+    import bankism.explain.statements as statements
 
-    monkeypatch.setattr(interpreter, "MAX_LOOP_ITERATIONS", 100)
+    monkeypatch.setattr(statements, "MAX_LOOP_ITERATIONS", 100)
     source = ("__global__ void k(float *o) { __shared__ float s[32]; int i = 0;\n"
               "while (i >= 0) { i = (i + 1) % 7; }\ns[threadIdx.x] = 1; o[0] = s[0]; }\n")
     with pytest.raises(BankismError, match=r"k.cu:2: this loop did not end after 100 iterations"):

@@ -15,10 +15,13 @@ DATA = Path(__file__).parent / "data" / "explain"
 BASE = SHARED_WINDOW_BASE["sm_90"]
 
 
+#: The shared quiz's kernel, as copied into tests/data (the tests never read ../shared/quiz).
+QUIZ = DATA / "dgemm_tile_quiz.cu"
+
+
 def quiz_path() -> Path:
-    """The shared quiz (../shared/quiz/ from the repo root), or the copy kept in tests/data."""
-    shared = Path(__file__).resolve().parents[1].parent / "shared" / "quiz" / "dgemm_tile_quiz.cu"
-    return shared if shared.exists() else DATA / "dgemm_tile_quiz.cu"
+    """The copy of the shared quiz kept in tests/data."""
+    return QUIZ
 
 
 def run(name: str | Path, snapshot: tuple[int, dict[str, int]] | None = None, **options) -> dict:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bankism import traceio
-from bankism.commands.advise_cmd import declare_arrays, parse_array_spec
+from bankism.cli.advise_cmd import declare_arrays, parse_array_spec
 from bankism.errors import BankismError
 from bankism.review import Access, SharedArray, Swizzle, check
 

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from bankism import BankismError, traceio
+from bankism.trace import write as trace_write
 from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
 
 
@@ -57,7 +58,7 @@ def test_binary_round_trip_and_streaming(tmp_path):
 
 
 def test_large_launch_goes_to_npz_automatically(tmp_path, monkeypatch):
-    monkeypatch.setattr(traceio, "INLINE_RECORD_LIMIT", 20)
+    monkeypatch.setattr(trace_write, "INLINE_RECORD_LIMIT", 20)
     traceio.save(trace(launch(rows=random_rows(21))), tmp_path / "a.json")
     traceio.save(trace(launch(rows=random_rows(20))), tmp_path / "b.json")
     assert (tmp_path / "a.npz").exists()
@@ -114,8 +115,8 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
     def broken(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr(traceio, "_write_npz", broken)
-    with pytest.raises(OSError, match="disk full"):
+    monkeypatch.setattr(trace_write, "_write_npz", broken)
+    with pytest.raises(BankismError, match="cannot write: disk full"):
         traceio.save(trace(launch(rows=random_rows(5))), path, binary=True)
     assert path.read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
@@ -141,7 +142,10 @@ def test_inactive_lanes_are_not_checked(tmp_path):
     addresses = strided(4)
     addresses[5] = 3
     doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL & ~(1 << 5), addresses)]))
-    traceio.load(traceio.save(doc, tmp_path / "t.json"))
+    loaded = traceio.load(traceio.save(doc, tmp_path / "t.json"))
+    records = loaded["launches"][0]["records"]
+    assert records["active"][0] == FULL & ~(1 << 5)
+    assert records["addresses"][0, 5] == 3
 
 
 def test_dynamic_shared_memory_may_start_after_alignment_padding(tmp_path):

@@ -7,16 +7,17 @@ returns the report as plain data (the JSON schema of docs/explain.md).
 
 from __future__ import annotations
 
-from bankism.explain.analysis import Analysis, ExplainOptions, analyze
-from bankism.explain.interpreter import SnapshotRequest
+from bankism.explain.analysis import analyze, interpret_kernel
+from bankism.explain.bindings import SnapshotRequest
+from bankism.explain.model import Analysis, ExplainOptions
 from bankism.explain.render import render
 from bankism.explain.report import SCHEMA, build_report
 
 
 def explain(source: str, filename: str = "kernel.cu", options: ExplainOptions | None = None) -> dict:
     """The explain report (a JSON-ready dict) for the kernel in ``source``."""
-    return build_report(analyze(source, filename, options or ExplainOptions()))
+    return build_report(interpret_kernel(source, filename, options or ExplainOptions()))
 
 
 __all__ = ["SCHEMA", "Analysis", "ExplainOptions", "SnapshotRequest", "analyze", "build_report", "explain",
-           "render"]
+           "interpret_kernel", "render"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from bankism.analyze import CLASSES, METRICS, OP_CLASS, LaunchReport, analyze_launch
 from bankism.errors import BankismError
-from bankism.explain.analysis import Analysis, ExplainOptions
+from bankism.explain.model import Analysis, ExplainOptions
 from bankism.traceio import Trace, open_trace
 
 _HASH_SEED = np.uint64(0xCBF29CE484222325)

@@ -4,91 +4,33 @@ the optional shared-memory snapshot."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import bankism
+from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
+from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
+from bankism.explain.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.host import HostScope, HostUnknown, host_number, launch_dim
-from bankism.explain.interpreter import BlockContext, Machine, Recorder, Site, SnapshotRequest
-from bankism.explain.memory import GlobalMatrix, SharedArray, describe_source, value_text
+from bankism.explain.interpreter import Machine
+from bankism.explain.memory import describe_source, value_text
+from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.parse import Launch, Program, parse, parse_number
 from bankism.explain.preprocess import preprocess
+from bankism.explain.recording import Recorder
+from bankism.explain.values import Scalar
 
 Dim3 = tuple[int, int, int]
 MAX_THREADS_PER_BLOCK = 1024
 
 
-@dataclass
-class ExplainOptions:
-    """What the user asked for (the CLI options of `bankism explain`)."""
-
-    kernel: str | None = None
-    grid: Dim3 | None = None
-    block: Dim3 | None = None
-    block_indices: list[Dim3] | None = None
-    all_blocks: bool = False
-    defines: dict[str, str] = field(default_factory=dict)
-    snapshot: SnapshotRequest | None = None
-    dynamic_shared: int | None = None
-    arch: str = "sm_90"
-    trace: str | None = None
-    trace_launch: int | None = None
-
-
-@dataclass
-class SnapshotArray:
-    """One shared array's content at the snapshot: a cell per scalar element."""
-
-    name: str
-    dtype: str
-    shape: list[int]
-    base_offset: int
-    element_size: int
-    cells: list[dict]
-
-
-@dataclass
-class Snapshot:
-    line: int
-    when: dict[str, int]
-    block: Dim3
-    arrays: list[SnapshotArray]
-
-
-@dataclass
-class Analysis:
-    """Everything the report needs: launch, arrays, matrices, sites, snapshot."""
-
-    filename: str
-    source_lines: list[str]
-    kernel: str
-    grid: Dim3
-    block: Dim3
-    blocks: list[Dim3]
-    dynamic_shared: int
-    launch_origin: str
-    arch: str
-    shared_arrays: list[SharedArray]
-    matrices: list[GlobalMatrix]
-    sites: list[Site]
-    snapshot: Snapshot | None
-    template: dict[str, int | str] = field(default_factory=dict)
-    parameters: dict[str, int | float | None] = field(default_factory=dict)
-    launches: int = 0
-    trace_launch: object = None
-
-
-def analyze(source: str, filename: str, options: ExplainOptions) -> Analysis:
-    """Interpret the kernel in ``source`` for the asked-for blocks and collect its accesses."""
-    bankism.get_arch(options.arch)
+def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Analysis:
+    """Interpret the kernel in ``source`` for the asked-for blocks and collect its accesses
+    (preprocess, parse, choose the kernel and its launch, run the blocks)."""
+    get_arch(options.arch)
     program = _program(source, filename, options.defines)
     chosen = None
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
-        from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
-
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
         name = options.kernel or kernel_base_name(chosen.launch["kernel"])
@@ -130,9 +72,6 @@ def analyze(source: str, filename: str, options: ExplainOptions) -> Analysis:
 
 def _template_display(machine: Machine) -> dict[str, int | str]:
     """The template arguments the kernel ran with (numbers, or type names)."""
-    from bankism.explain.interpreter import TypeAlias
-    from bankism.explain.values import Scalar
-
     out: dict[str, int | str] = {}
     for param in machine.kernel.template_params:
         binding = machine.bindings.get(param.name)
@@ -298,7 +237,7 @@ def _snapshot_missed(filename: str, request: SnapshotRequest) -> str:
 def _capture(machine: Machine, arch: str) -> Snapshot:
     """The content of every shared array now: per scalar cell, the matrix element (or value)
     it holds, its byte offset and banks."""
-    geometry = bankism.get_arch(arch)
+    geometry = get_arch(arch)
     arrays = []
     for region in machine.shared_arrays:
         dims, element = C.array_shape(region.type)
@@ -337,3 +276,8 @@ def _cell_source(machine: Machine, address: int, t: C.CType) -> str | None:
     if kind == "value":
         return "=" + value_text(payload, t)
     return kind
+
+
+#: The former name of ``interpret_kernel`` (kept for callers; not the trace analysis of
+#: ``bankism.analyze``).
+analyze = interpret_kernel

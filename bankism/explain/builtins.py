@@ -9,7 +9,8 @@ import numpy as np
 
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.memory import GlobalMatrix, SharedArray
+from bankism.explain.bindings import MemLV
+from bankism.explain.memory import GlobalMatrix, SharedVariable
 from bankism.explain.values import (
     Failure,
     Mask,
@@ -221,8 +222,6 @@ def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     (pointer,) = _args(machine, expr, mask, 1)
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer")
-    from bankism.explain.interpreter import MemLV
-
     return machine.load(MemLV(pointer.region, pointer.offset, pointer.type.elem, expr), mask)
 
 
@@ -249,10 +248,8 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     base = _base_function(expr.function)
     if isinstance(pointer.region, GlobalMatrix):
         return unknown(t, "the old value returned by an atomic on global memory")
-    if not isinstance(pointer.region, SharedArray):
+    if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
-    from bankism.explain.interpreter import MemLV
-
     target = MemLV(pointer.region, pointer.offset, t, expr)
     addresses = machine._shared_addresses(target, mask, "atomic", _ENGINE_ATOMIC.get(base, base[6:].lower()))
     running = addresses[mask.arr]

@@ -8,7 +8,8 @@ from tree_sitter import Node
 
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
-from bankism.explain.parse import Launch, Program, _named, _parser, _snippet, _text, parse_number
+from bankism.explain.parse import Launch, Program, parse_number
+from bankism.explain.treesitter import named_children, node_text, parser, snippet
 
 
 class HostUnknown(Exception):
@@ -53,10 +54,10 @@ class HostScope:
         if declarator.type == "init_declarator":
             name_node = declarator.child_by_field_name("declarator")
             if name_node.type == "identifier":
-                self.nodes.setdefault(_text(name_node), []).append(declarator)
-        elif declarator.type == "function_declarator" and _text(type_node) == "dim3":
+                self.nodes.setdefault(node_text(name_node), []).append(declarator)
+        elif declarator.type == "function_declarator" and node_text(type_node) == "dim3":
             name_node = declarator.child_by_field_name("declarator")
-            self.nodes.setdefault(_text(name_node), []).append(declarator)
+            self.nodes.setdefault(node_text(name_node), []).append(declarator)
 
     def value(self, name: str) -> int | float | Dim3:
         """The value of host variable ``name``: -D NAME=VALUE, else its last declaration before
@@ -72,18 +73,18 @@ class HostScope:
             self._busy.discard(name)
 
     def _declared_value(self, declarator: Node) -> int | float | Dim3:
-        type_text = _text(declarator.parent.child_by_field_name("type"))
+        type_text = node_text(declarator.parent.child_by_field_name("type"))
         if declarator.type == "function_declarator":
-            params = _named(declarator.child_by_field_name("parameters"))
-            return _dim3([self.eval(_reparse(_text(p))) for p in params])
+            params = named_children(declarator.child_by_field_name("parameters"))
+            return _dim3([self.eval(_reparse(node_text(p))) for p in params])
         value = declarator.child_by_field_name("value")
         if value.type in ("argument_list", "initializer_list"):
-            items = [self.eval(v) for v in _named(value)]
+            items = [self.eval(v) for v in named_children(value)]
             if type_text == "dim3":
                 return _dim3(items)
             if len(items) == 1:
                 return items[0]
-            raise HostUnknown(_text(declarator))
+            raise HostUnknown(node_text(declarator))
         result = self.eval(value)
         if type_text == "dim3" and isinstance(result, int):
             return (result, 1, 1)
@@ -93,24 +94,24 @@ class HostScope:
         """A host expression's value: integers with C semantics, ``dim3(...)`` as a triple."""
         kind = node.type
         if kind == "number_literal":
-            return parse_number(_text(node))[0]
+            return parse_number(node_text(node))[0]
         if kind == "parenthesized_expression":
-            return self.eval(_named(node)[0])
+            return self.eval(named_children(node)[0])
         if kind in ("identifier", "qualified_identifier"):
-            return self.value(_text(node).split("::")[-1])
-        if kind in ("type_descriptor", "type_identifier") and _text(node).strip().isidentifier():
-            return self.value(_text(node).strip())
+            return self.value(node_text(node).split("::")[-1])
+        if kind in ("type_descriptor", "type_identifier") and node_text(node).strip().isidentifier():
+            return self.value(node_text(node).strip())
         if kind == "true":
             return 1
         if kind == "false":
             return 0
         if kind == "binary_expression":
-            return _binary(_text(node.child_by_field_name("operator")),
+            return _binary(node_text(node.child_by_field_name("operator")),
                            self.eval(node.child_by_field_name("left")),
                            self.eval(node.child_by_field_name("right")), node)
         if kind == "unary_expression":
             value = self.eval(node.child_by_field_name("argument"))
-            op = _text(node.child_by_field_name("operator"))
+            op = node_text(node.child_by_field_name("operator"))
             unary = {"-": lambda v: -v, "+": lambda v: v, "!": lambda v: int(not v), "~": lambda v: ~v}
             return unary[op](value)
         if kind == "conditional_expression":
@@ -119,43 +120,43 @@ class HostScope:
             return self.eval(node.child_by_field_name(branch))
         if kind == "cast_expression":
             value = self.eval(node.child_by_field_name("value"))
-            type_text = _text(node.child_by_field_name("type"))
+            type_text = node_text(node.child_by_field_name("type"))
             t = C.lookup(" ".join(type_text.split()))
             return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
         if kind == "sizeof_expression":
             type_node = node.child_by_field_name("type")
-            t = C.lookup(" ".join(_text(type_node).split())) if type_node is not None else None
+            t = C.lookup(" ".join(node_text(type_node).split())) if type_node is not None else None
             if t is None:
-                raise HostUnknown(_text(node))
+                raise HostUnknown(node_text(node))
             return t.size
         if kind == "field_expression":
             base = self.eval(node.child_by_field_name("argument"))
-            field = _text(node.child_by_field_name("field"))
+            field = node_text(node.child_by_field_name("field"))
             if isinstance(base, tuple) and field in ("x", "y", "z"):
                 return base["xyz".index(field)]
-            raise HostUnknown(_text(node))
+            raise HostUnknown(node_text(node))
         if kind == "call_expression":
             return self._call(node)
-        raise HostUnknown(_text(node))
+        raise HostUnknown(node_text(node))
 
     def _call(self, node: Node) -> int | float | Dim3:
         function = node.child_by_field_name("function")
-        name = _text(function).split("::")[-1]
+        name = node_text(function).split("::")[-1]
         if function.type == "template_function":
-            name = _text(function.child_by_field_name("name")).split("::")[-1]
-        args = [self.eval(a) for a in _named(node.child_by_field_name("arguments"))]
+            name = node_text(function.child_by_field_name("name")).split("::")[-1]
+        args = [self.eval(a) for a in named_children(node.child_by_field_name("arguments"))]
         if name == "dim3":
             return _dim3(args)
         if name in ("min", "max") and len(args) == 2:
             return min(args) if name == "min" else max(args)
         if name in ("static_cast", "int", "unsigned") and len(args) == 1:
             return int(args[0])
-        raise HostUnknown(_text(node))
+        raise HostUnknown(node_text(node))
 
 
 def _reparse(text: str) -> Node:
     """An expression given as text (a dim3 argument tree-sitter took for a parameter)."""
-    tree = _parser().parse(f"auto __bankism_value = ({text});".encode())
+    tree = parser().parse(f"auto __bankism_value = ({text});".encode())
     declaration = tree.root_node.children[0]
     declarator = declaration.child_by_field_name("declarator")
     return declarator.child_by_field_name("value")
@@ -170,17 +171,17 @@ def _dim3(items: list) -> Dim3:
 
 def _binary(op: str, a: int | float, b: int | float, node: Node) -> int | float:
     if isinstance(a, tuple) or isinstance(b, tuple):
-        raise HostUnknown(_text(node))
+        raise HostUnknown(node_text(node))
     if op == "/":
         if b == 0:
-            raise HostUnknown(_text(node))
+            raise HostUnknown(node_text(node))
         if isinstance(a, int) and isinstance(b, int):
             quotient = abs(a) // abs(b)
             return quotient if (a >= 0) == (b >= 0) else -quotient
         return a / b
     if op == "%":
         if b == 0:
-            raise HostUnknown(_text(node))
+            raise HostUnknown(node_text(node))
         return a - b * int(_binary("/", a, b, node))
     operations = {
         "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<<": lambda: a << b,
@@ -190,7 +191,7 @@ def _binary(op: str, a: int | float, b: int | float, node: Node) -> int | float:
         "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
     }
     if op not in operations:
-        raise HostUnknown(_text(node))
+        raise HostUnknown(node_text(node))
     return operations[op]()
 
 
@@ -200,13 +201,13 @@ def launch_dim(scope: HostScope, node: Node, what: str, file: str, line: int) ->
         value = scope.eval(node)
     except (HostUnknown, RecursionError):
         raise BankismError(
-            f"{file}:{line}: cannot evaluate the launch's {what} `{_snippet(node)}`: give --{what} X,Y,Z"
+            f"{file}:{line}: cannot evaluate the launch's {what} `{snippet(node)}`: give --{what} X,Y,Z"
         ) from None
     if isinstance(value, tuple):
         return value
     if isinstance(value, int):
         return (value, 1, 1)
-    raise BankismError(f"{file}:{line}: the launch's {what} `{_snippet(node)}` is not a dim3 or integer")
+    raise BankismError(f"{file}:{line}: the launch's {what} `{snippet(node)}` is not a dim3 or integer")
 
 
 def host_number(scope: HostScope, node: Node) -> int | float | None:

@@ -11,7 +11,17 @@ import numpy as np
 from bankism.arch import get_arch
 from bankism.explain import ctype as C
 from bankism.explain.ctype import CType
-from bankism.explain.values import SRC_MASK, SRC_SHIFT, Failure, Mask, Scalar
+from bankism.explain.values import (
+    SRC_MASK,
+    SRC_SHIFT,
+    Failure,
+    Mask,
+    Scalar,
+    convert,
+    flags_per_thread,
+    per_thread,
+    src_per_thread,
+)
 
 #: Alignment of the dynamic (extern __shared__) array after the static ones: measured on an
 #: H100 (nvcc 13.0, -arch=sm_90; docs/explain.md, "Shared-memory layout"), unless declared larger.
@@ -25,7 +35,7 @@ def window_base(arch: str) -> int:
 
 
 @dataclass(eq=False)
-class SharedArray:
+class SharedVariable:
     """One __shared__ array: its name, declared type, and place in the shared window."""
 
     name: str
@@ -230,16 +240,12 @@ def local_load(array: LocalArray, slot: np.ndarray, t: CType, mask: Mask) -> Sca
         lanes = np.arange(array.threads)
         data, known, src = array.data[slot, lanes], array.known[slot, lanes], array.src[slot, lanes]
     if t != array.scalar:
-        from bankism.explain.values import convert
-
         return convert(Scalar(array.scalar, data.copy(), known.copy(), src.copy(), None), t)
     return Scalar(t, data.copy(), known.copy(), src.copy(), None if known.all() else "values not known")
 
 
 def local_store(array: LocalArray, slot: np.ndarray, value: Scalar, mask: Mask) -> None:
     """Masked scalar store to slot(s) ``slot``."""
-    from bankism.explain.values import convert, flags_per_thread, per_thread, src_per_thread
-
     value = convert(value, array.scalar)
     if mask.full and np.ndim(slot) == 0:
         row = int(slot)
@@ -259,7 +265,7 @@ def local_store(array: LocalArray, slot: np.ndarray, value: Scalar, mask: Mask) 
 
 
 def layout_static(arrays: list[tuple[str, CType, int, int | None]],
-                  start: int) -> tuple[list[SharedArray], int]:
+                  start: int) -> tuple[list[SharedVariable], int]:
     """Place static __shared__ arrays as nvcc does for sm_90 (measured: docs/explain.md): from
     ``start`` (the window base), in declaration order, each at its natural or declared
     alignment. Returns the arrays and the end of the static part."""
@@ -268,7 +274,7 @@ def layout_static(arrays: list[tuple[str, CType, int, int | None]],
     for name, t, line, align in arrays:
         alignment = max(t.align, align or 1)
         cursor = -(-cursor // alignment) * alignment
-        placed.append(SharedArray(name, t, cursor, t.size, line))
+        placed.append(SharedVariable(name, t, cursor, t.size, line))
         cursor += t.size
     return placed, cursor
 

@@ -6,23 +6,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-import tree_sitter_cuda
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Node
 
 from bankism.errors import BankismError
 from bankism.explain import syntax as S
+from bankism.explain.ctype import integer_literal_type
 from bankism.explain.preprocess import Preprocessed
+from bankism.explain.treesitter import SPACE, child_of_type, named_children, node_text, parser, snippet
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
-_SPACE = re.compile(r"\s+")
-
-
-@lru_cache(maxsize=1)
-def _parser() -> Parser:
-    return Parser(Language(tree_sitter_cuda.language()))
 
 
 @dataclass(eq=False)
@@ -66,7 +60,7 @@ class Program:
 
 def parse(pre: Preprocessed) -> Program:
     """Parse preprocessed CUDA text into a ``Program`` (functions and launches)."""
-    tree = _parser().parse(pre.text.encode())
+    tree = parser().parse(pre.text.encode())
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
     launches: list[Launch] = []
@@ -82,7 +76,7 @@ def parse(pre: Preprocessed) -> Program:
             function = converter.function(node)
             if function is not None:
                 functions.setdefault(function.name, []).append(function)
-        elif node.type == "call_expression" and _child_of_type(node, "kernel_call_syntax"):
+        elif node.type == "call_expression" and child_of_type(node, "kernel_call_syntax"):
             launch = converter.launch(node, scope)
             if launch is not None:
                 launches.append(launch)
@@ -97,26 +91,6 @@ def _walk_with_scope(root: Node):
         yield node, scope
         inner = node if node.type == "function_definition" else scope
         stack.extend((child, inner) for child in reversed(node.children))
-
-
-def _child_of_type(node: Node, kind: str) -> Node | None:
-    for child in node.children:
-        if child.type == kind:
-            return child
-    return None
-
-
-def _named(node: Node) -> list[Node]:
-    return [c for c in node.named_children if c.type != "comment"]
-
-
-def _text(node: Node) -> str:
-    return node.text.decode(errors="replace")
-
-
-def _snippet(node: Node) -> str:
-    text = _SPACE.sub(" ", _text(node)).strip()
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 class _Converter:
@@ -138,13 +112,13 @@ class _Converter:
         return f"{file}:{line}"
 
     def unsupported(self, node: Node, what: str) -> BankismError:
-        return BankismError(f"{self.where(node)}: unsupported construct: {what}: `{_snippet(node)}`")
+        return BankismError(f"{self.where(node)}: unsupported construct: {what}: `{snippet(node)}`")
 
     def _check(self, node: Node) -> None:
         if node.type == "ERROR" or node.is_missing:
             rows = self.pre.text.split("\n")
             row = node.start_point.row
-            text = " ".join(rows[row].split()) if row < len(rows) else _snippet(node)
+            text = " ".join(rows[row].split()) if row < len(rows) else snippet(node)
             text = text if len(text) <= 70 else text[:67] + "..."
             raise BankismError(f"{self.where(node)}: cannot parse this code: `{text}`")
 
@@ -171,16 +145,16 @@ class _Converter:
             return None
         declarator = node.child_by_field_name("declarator")
         while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
-            declarator = _named(declarator)[-1]
+            declarator = named_children(declarator)[-1]
         if declarator is None or declarator.type != "function_declarator":
             return None
         error = self._first_error(node.child_by_field_name("declarator"))
         if error is not None:
             self._check(error)
         name_node = declarator.child_by_field_name("declarator")
-        name = _text(name_node).split("::")[-1]
+        name = node_text(name_node).split("::")[-1]
         params = []
-        for p in _named(declarator.child_by_field_name("parameters")):
+        for p in named_children(declarator.child_by_field_name("parameters")):
             if p.type == "variadic_parameter":
                 raise self.unsupported(p, "variadic parameters")
             if p.type not in ("parameter_declaration", "optional_parameter_declaration"):
@@ -188,7 +162,7 @@ class _Converter:
             type_name, pname = self._declared(p, p.child_by_field_name("declarator"))
             if pname == "" and type_name.base == "void" and not type_name.pointers:
                 continue
-            params.append(S.Param(self._line(p), _text(p), pname, type_name))
+            params.append(S.Param(self._line(p), node_text(p), pname, type_name))
         template_params = []
         parent = node.parent
         if parent is not None and parent.type == "template_declaration":
@@ -201,13 +175,13 @@ class _Converter:
 
     def _template_params(self, node: Node) -> list[S.TemplateParam]:
         out = []
-        for p in _named(node):
-            line, text = self._line(p), _text(p)
+        for p in named_children(node):
+            line, text = self._line(p), node_text(p)
             if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
-                name_node = p.child_by_field_name("name") or _child_of_type(p, "type_identifier")
+                name_node = p.child_by_field_name("name") or child_of_type(p, "type_identifier")
                 default = p.child_by_field_name("default_type")
                 out.append(S.TemplateParam(
-                    line, text, _text(name_node), True,
+                    line, text, node_text(name_node), True,
                     self._type_descriptor(default) if default is not None else None,
                 ))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
@@ -225,12 +199,13 @@ class _Converter:
         function = node.child_by_field_name("function")
         template_args: list[Node] = []
         if function.type == "template_function":
-            template_args = _named(function.child_by_field_name("arguments"))
+            template_args = named_children(function.child_by_field_name("arguments"))
             function = function.child_by_field_name("name")
-        config = _named(_child_of_type(node, "kernel_call_syntax"))
+        config = named_children(child_of_type(node, "kernel_call_syntax"))
         arguments = node.child_by_field_name("arguments")
-        args = _named(arguments) if arguments is not None else []
-        return Launch(_text(function).split("::")[-1], template_args, config, args, self._line(node), scope)
+        args = named_children(arguments) if arguments is not None else []
+        return Launch(node_text(function).split("::")[-1], template_args, config, args, self._line(node),
+                      scope)
 
     # --- types ----------------------------------------------------------------------------
 
@@ -247,26 +222,27 @@ class _Converter:
         if type_node.type in ("template_type", "struct_specifier", "class_specifier", "union_specifier",
                               "enum_specifier", "decltype"):
             raise self.unsupported(type_node, type_node.type.replace("_", " "))
-        base = _SPACE.sub(" ", _text(type_node)).strip().split("::")[-1]
+        base = SPACE.sub(" ", node_text(type_node)).strip().split("::")[-1]
         if type_node.type == "sized_type_specifier":
-            base = " ".join(_text(c) for c in type_node.children)
+            base = " ".join(node_text(c) for c in type_node.children)
         const = False
         align = None
         for child in node.children:
             if child.type == "type_qualifier":
-                if _text(child) == "const" or _text(child) == "constexpr":
+                if node_text(child) == "const" or node_text(child) == "constexpr":
                     const = True
-                alignas = _child_of_type(child, "alignas_qualifier")
+                alignas = child_of_type(child, "alignas_qualifier")
                 if alignas is not None:
-                    align = self.expr(_named(alignas)[0])
+                    align = self.expr(named_children(alignas)[0])
             elif child.type == "attribute_specifier":
                 align = self._aligned_attribute(child) or align
         return base, const, align
 
     def _aligned_attribute(self, node: Node) -> S.Expr | None:
-        for call in _named(_named(node)[0]) if _named(node) else []:
-            if call.type == "call_expression" and _text(call.child_by_field_name("function")) == "aligned":
-                return self.expr(_named(call.child_by_field_name("arguments"))[0])
+        for call in named_children(named_children(node)[0]) if named_children(node) else []:
+            callee = call.child_by_field_name("function") if call.type == "call_expression" else None
+            if callee is not None and node_text(callee) == "aligned":
+                return self.expr(named_children(call.child_by_field_name("arguments"))[0])
         return None
 
     def _declared(self, node: Node, declarator: Node | None) -> tuple[S.TypeName, str]:
@@ -278,7 +254,7 @@ class _Converter:
         while current is not None:
             kind = current.type
             if kind in ("identifier", "field_identifier"):
-                name = _text(current)
+                name = node_text(current)
                 break
             if kind == "init_declarator":
                 current = current.child_by_field_name("declarator")
@@ -287,7 +263,7 @@ class _Converter:
                 current = current.child_by_field_name("declarator")
             elif kind == "reference_declarator":
                 reference = True
-                current = _named(current)[-1] if _named(current) else None
+                current = named_children(current)[-1] if named_children(current) else None
             elif kind in ("array_declarator", "abstract_array_declarator"):
                 size = current.child_by_field_name("size")
                 dims.insert(0, self.expr(size) if size is not None else None)
@@ -300,7 +276,7 @@ class _Converter:
                 self._check(current)
                 raise self.unsupported(current, f"declarator {kind}")
         type_name = S.TypeName(
-            self._line(node), _text(node), base, pointers, dims, reference, const, align,
+            self._line(node), node_text(node), base, pointers, dims, reference, const, align,
         )
         return type_name, name
 
@@ -313,13 +289,13 @@ class _Converter:
     def statement(self, node: Node) -> S.Stmt:
         """One statement (compound statements included) as a ``syntax`` node."""
         self._check(node)
-        line, end, text = self._line(node), self._end_line(node), _text(node)
+        line, end, text = self._line(node), self._end_line(node), node_text(node)
         kind = node.type
         if kind == "compound_statement":
             body = [self.statement(c) for c in node.named_children if c.type not in _SKIPPED_STATEMENTS]
             return S.Block(line, text, end, body)
         if kind == "expression_statement":
-            children = _named(node)
+            children = named_children(node)
             if not children:
                 return S.Block(line, text, end, [])
             if len(children) > 1 or node.has_error:
@@ -334,7 +310,7 @@ class _Converter:
             alternative = node.child_by_field_name("alternative")
             otherwise = None
             if alternative is not None:
-                otherwise = self.statement(_named(alternative)[0] if alternative.type == "else_clause"
+                otherwise = self.statement(named_children(alternative)[0] if alternative.type == "else_clause"
                                            else alternative)
             return S.If(line, text, end, self._condition(condition),
                         self.statement(node.child_by_field_name("consequence")), otherwise)
@@ -346,7 +322,8 @@ class _Converter:
             if init is not None and init.type == "declaration":
                 init_stmt = self.declaration(init)
             elif init is not None:
-                init_stmt = S.ExprStmt(self._line(init), _text(init), self._end_line(init), self.expr(init))
+                init_stmt = S.ExprStmt(self._line(init), node_text(init), self._end_line(init),
+                                       self.expr(init))
             return S.For(line, text, end, init_stmt,
                          self.expr(condition) if condition is not None else None,
                          self.expr(update) if update is not None else None,
@@ -358,7 +335,7 @@ class _Converter:
             return S.DoWhile(line, text, end, self.statement(node.child_by_field_name("body")),
                              self.expr(node.child_by_field_name("condition")))
         if kind == "return_statement":
-            values = _named(node)
+            values = named_children(node)
             return S.Return(line, text, end, self.expr(values[0]) if values else None)
         if kind == "break_statement":
             return S.Break(line, text, end)
@@ -376,7 +353,7 @@ class _Converter:
 
     def _condition(self, node: Node) -> S.Expr:
         if node.type == "condition_clause":
-            values = _named(node)
+            values = named_children(node)
             if len(values) != 1 or values[0].type == "declaration":
                 raise self.unsupported(node, "declaration in a condition")
             return self.expr(values[0])
@@ -387,7 +364,7 @@ class _Converter:
         self._check(node)
         if self._first_error(node) is not None:
             self._check(self._first_error(node))
-        qualifiers = {_text(c) for c in node.children
+        qualifiers = {node_text(c) for c in node.children
                       if c.type in ("type_qualifier", "storage_class_specifier", "__device__")}
         items = []
         for declarator in node.children_by_field_name("declarator"):
@@ -396,14 +373,15 @@ class _Converter:
             if declarator.type == "init_declarator":
                 value = declarator.child_by_field_name("value")
                 if value.type == "argument_list":
-                    values = _named(value)
+                    values = named_children(value)
                     init = (self.expr(values[0]) if len(values) == 1
-                            else S.InitList(self._line(value), _text(value), [self.expr(v) for v in values]))
+                            else S.InitList(self._line(value), node_text(value),
+                                            [self.expr(v) for v in values]))
                 else:
                     init = self.expr(value)
-            items.append(S.Declarator(self._line(declarator), _text(declarator), name, type_name, init))
+            items.append(S.Declarator(self._line(declarator), node_text(declarator), name, type_name, init))
         return S.Decl(
-            self._line(node), _text(node), self._end_line(node), items,
+            self._line(node), node_text(node), self._end_line(node), items,
             shared="__shared__" in qualifiers, extern="extern" in qualifiers, static="static" in qualifiers,
             space=_memory_space(qualifiers),
         )
@@ -418,10 +396,10 @@ class _Converter:
 
     def _expr(self, node: Node) -> S.Expr:
         self._check(node)
-        line, text = self._line(node), _text(node)
+        line, text = self._line(node), node_text(node)
         kind = node.type
         if kind == "parenthesized_expression":
-            inner = _named(node)
+            inner = named_children(node)
             if len(inner) != 1:
                 raise self.unsupported(node, "parenthesized expression")
             return self.expr(inner[0])
@@ -442,12 +420,12 @@ class _Converter:
             return S.Name(line, text, text.split("::")[-1])
         if kind == "field_expression":
             operator = node.child_by_field_name("operator")
-            arrow = operator is not None and _text(operator) == "->"
+            arrow = operator is not None and node_text(operator) == "->"
             return S.Member(line, text, self.expr(node.child_by_field_name("argument")),
-                            _text(node.child_by_field_name("field")), arrow)
+                            node_text(node.child_by_field_name("field")), arrow)
         if kind == "subscript_expression":
             indices = node.child_by_field_name("indices") or node.child_by_field_name("index")
-            values = _named(indices) if indices.type == "subscript_argument_list" else [indices]
+            values = named_children(indices) if indices.type == "subscript_argument_list" else [indices]
             if len(values) != 1:
                 raise self.unsupported(node, "multi-argument subscript")
             base = self.expr(node.child_by_field_name("argument"))
@@ -458,19 +436,19 @@ class _Converter:
             return S.Cast(line, text, self._type_descriptor(node.child_by_field_name("type")),
                           self.expr(node.child_by_field_name("value")), "c")
         if kind in ("unary_expression", "pointer_expression"):
-            return S.Unary(line, text, _text(node.child_by_field_name("operator")),
+            return S.Unary(line, text, node_text(node.child_by_field_name("operator")),
                            self.expr(node.child_by_field_name("argument")))
         if kind == "update_expression":
             operator = node.child_by_field_name("operator")
             argument = node.child_by_field_name("argument")
             prefix = operator.start_byte < argument.start_byte
-            return S.IncDec(line, text, _text(operator), prefix, self.expr(argument))
+            return S.IncDec(line, text, node_text(operator), prefix, self.expr(argument))
         if kind == "binary_expression":
-            return S.Binary(line, text, _text(node.child_by_field_name("operator")),
+            return S.Binary(line, text, node_text(node.child_by_field_name("operator")),
                             self.expr(node.child_by_field_name("left")),
                             self.expr(node.child_by_field_name("right")))
         if kind == "assignment_expression":
-            return S.Assign(line, text, _text(node.child_by_field_name("operator")),
+            return S.Assign(line, text, node_text(node.child_by_field_name("operator")),
                             self.expr(node.child_by_field_name("left")),
                             self.expr(node.child_by_field_name("right")))
         if kind == "conditional_expression":
@@ -486,7 +464,7 @@ class _Converter:
                 return S.SizeOf(line, text, self._type_descriptor(type_node))
             return S.SizeOf(line, text, self.expr(node.child_by_field_name("value")))
         if kind == "initializer_list":
-            return S.InitList(line, text, [self.expr(c) for c in _named(node)])
+            return S.InitList(line, text, [self.expr(c) for c in named_children(node)])
         names = {
             "lambda_expression": "lambda", "new_expression": "new", "delete_expression": "delete",
             "this": "this", "compound_literal_expression": "compound literal",
@@ -496,15 +474,15 @@ class _Converter:
         raise self.unsupported(node, names.get(kind, kind.replace("_", " ")))
 
     def _call(self, node: Node) -> S.Expr:
-        line, text = self._line(node), _text(node)
-        if _child_of_type(node, "kernel_call_syntax") is not None:
+        line, text = self._line(node), node_text(node)
+        if child_of_type(node, "kernel_call_syntax") is not None:
             raise self.unsupported(node, "kernel launch inside a kernel (dynamic parallelism)")
         function = node.child_by_field_name("function")
-        args = [self.expr(a) for a in _named(node.child_by_field_name("arguments"))]
+        args = [self.expr(a) for a in named_children(node.child_by_field_name("arguments"))]
         template_args: list[S.TypeName | S.Expr] = []
         if function.type == "template_function":
-            name = _text(function.child_by_field_name("name")).split("::")[-1]
-            targs = _named(function.child_by_field_name("arguments"))
+            name = node_text(function.child_by_field_name("name")).split("::")[-1]
+            targs = named_children(function.child_by_field_name("arguments"))
             if name in _CASTS:
                 if len(targs) != 1 or len(args) != 1:
                     raise self.unsupported(node, name)
@@ -515,10 +493,11 @@ class _Converter:
         if function.type in ("primitive_type", "sized_type_specifier"):
             if len(args) != 1:
                 raise self.unsupported(node, "constructor call")
-            base = " ".join(_text(c) for c in function.children) if function.children else _text(function)
+            base = (" ".join(node_text(c) for c in function.children) if function.children
+                    else node_text(function))
             return S.Cast(line, text, S.TypeName(line, text, base), args[0], "functional")
         if function.type in ("identifier", "qualified_identifier"):
-            return S.Call(line, text, _text(function).split("::")[-1], args, template_args)
+            return S.Call(line, text, node_text(function).split("::")[-1], args, template_args)
         raise self.unsupported(node, "call through an expression")
 
 
@@ -533,8 +512,6 @@ _INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9'
 
 def parse_number(text: str) -> tuple[int | float, str]:
     """The value and C type name of a number literal (``16``, ``3u``, ``1.0f``, ``0x10``, ``1e-3``)."""
-    from bankism.explain.ctype import integer_literal_type
-
     match = _INT_LITERAL.match(text)
     if match:
         digits = match.group(1).replace("'", "")
@@ -551,7 +528,7 @@ def parse_number(text: str) -> tuple[int | float, str]:
 
 
 def _char_value(node: Node, converter: _Converter) -> int:
-    text = _text(node)[1:-1]
+    text = node_text(node)[1:-1]
     escapes = {"\\n": 10, "\\t": 9, "\\0": 0, "\\\\": 92, "\\'": 39, '\\"': 34, "\\r": 13}
     if text in escapes:
         return escapes[text]

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
-import bankism
+from bankism.arch import get_arch
+from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.explain.analysis import Analysis, Snapshot
+from bankism.explain.against_trace import compare
 from bankism.explain.ctype import array_shape
-from bankism.explain.interpreter import Site
-from bankism.explain.memory import SharedArray
+from bankism.explain.memory import SharedVariable
+from bankism.explain.model import Analysis, Snapshot
+from bankism.explain.recording import SourceSite
 
 SCHEMA = "bankism.explain/1"
 
@@ -19,7 +21,7 @@ SCHEMA = "bankism.explain/1"
 def build_report(analysis: Analysis) -> dict:
     """The whole report as plain data (what ``--json`` prints)."""
     threads = analysis.block[0] * analysis.block[1] * analysis.block[2]
-    geometry = bankism.get_arch(analysis.arch)
+    geometry = get_arch(analysis.arch)
     report = {
         "schema": SCHEMA,
         "file": analysis.filename,
@@ -44,13 +46,11 @@ def build_report(analysis: Analysis) -> dict:
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
     if analysis.trace_launch is not None:
-        from bankism.explain.against_trace import compare
-
         report["trace"] = compare(analysis, report, analysis.trace_launch)
     return report
 
 
-def _array_info(array: SharedArray) -> dict:
+def _array_info(array: SharedVariable) -> dict:
     dims, element = array_shape(array.type)
     return {
         "name": array.name, "dtype": element.name, "shape": dims, "base_offset": array.base,
@@ -58,19 +58,19 @@ def _array_info(array: SharedArray) -> dict:
     }
 
 
-def _simulate(analysis: Analysis, site: Site) -> tuple[bankism.SimulationResult, np.ndarray, np.ndarray]:
+def _simulate(analysis: Analysis, site: SourceSite) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
     addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, 32), np.int64)
     active = np.concatenate(site.active) if site.active else np.zeros((0, 32), bool)
     try:
         extra = {"atomic_op": site.atomic_op} if site.op == "atomic" else {}
-        result = bankism.simulate(addresses, width=site.width, op=site.op, active=active, arch=analysis.arch,
+        result = simulate(addresses, width=site.width, op=site.op, active=active, arch=analysis.arch,
                                   **extra)
     except BankismError as error:
         raise BankismError(f"{analysis.filename}:{site.line}: {site.expression}: {error}") from None
     return result, addresses, active
 
 
-def _site_report(analysis: Analysis, site: Site) -> dict:
+def _site_report(analysis: Analysis, site: SourceSite) -> dict:
     """One access site: totals, how the engine grouped the lanes, per-warp facts, verdict."""
     result, addresses, active = _simulate(analysis, site)
     warps = np.concatenate(site.warps) if site.warps else np.zeros(0, np.int64)
@@ -105,7 +105,7 @@ def _site_report(analysis: Analysis, site: Site) -> dict:
     return report
 
 
-def _cycles(result: bankism.SimulationResult) -> float | None:
+def _cycles(result: SimulationResult) -> float | None:
     """Total modelled cycles, or None where the engine has no measured cycle model."""
     cycles = result.cycles
     if len(result) and np.isnan(cycles).any():
@@ -119,7 +119,7 @@ def _source_line(analysis: Analysis, line: int) -> str:
     return ""
 
 
-def _explanations(result: bankism.SimulationResult, blocks: list, warps: np.ndarray) -> list[dict]:
+def _explanations(result: SimulationResult, blocks: list, warps: np.ndarray) -> list[dict]:
     """The engine's sentence for each distinct (wavefronts, ideal, merged) class of instructions."""
     if len(result) == 0:
         return []
@@ -138,7 +138,7 @@ def _explanations(result: bankism.SimulationResult, blocks: list, warps: np.ndar
     return out
 
 
-def _bank_map(bank_map: bankism.BankMap) -> dict:
+def _bank_map(bank_map: BankMap) -> dict:
     """The engine's bank map of one instruction as data: per lane group, the words each
     bank serves and the lanes asking for them."""
     groups = []
@@ -158,7 +158,7 @@ def _bank_map(bank_map: bankism.BankMap) -> dict:
             "text": str(bank_map)}
 
 
-def _per_warp(analysis: Analysis, site: Site, result: bankism.SimulationResult, addresses: np.ndarray,
+def _per_warp(analysis: Analysis, site: SourceSite, result: SimulationResult, addresses: np.ndarray,
               active: np.ndarray, blocks: list, warps: np.ndarray) -> list[dict]:
     """Per (block, warp): wavefronts of each execution and the lane addresses of the first."""
     order: dict[tuple, list[int]] = {}
@@ -182,7 +182,7 @@ def _per_warp(analysis: Analysis, site: Site, result: bankism.SimulationResult, 
     return out
 
 
-def element_name(region: SharedArray, address: int) -> str:
+def element_name(region: SharedVariable, address: int) -> str:
     """``A_shared[1][3]`` for a byte address inside ``region`` (a byte offset when the access
     does not line up with the array's elements)."""
     dims, element = array_shape(region.type)

@@ -270,9 +270,9 @@ NCU_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "a
 def compare(entry: Entry) -> list[str]:
     """Per launch and ncu class: recorded warp-instructions and the engine's wavefronts and conflicts, scaled
     to the whole launch, next to ncu's instructions, wavefronts and conflicts."""
-    import bankism
-    from bankism import traceio
+    from bankism import trace as traceio
     from bankism.analyze import atomic_op_of
+    from bankism.engine import simulate
 
     path = TRACES / f"{entry.name}.json"
     if not path.exists():
@@ -287,7 +287,7 @@ def compare(entry: Entry) -> list[str]:
             kind = NCU_CLASS[site["op"]]
             totals[kind][0] += int(chosen.sum())
             try:
-                result = bankism.simulate(
+                result = simulate(
                     records["addresses"][chosen],
                     width=site["width"],
                     op=site["op"],

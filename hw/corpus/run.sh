@@ -30,7 +30,7 @@ fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 python3 -c 'import jsonschema, bankism; print("jsonschema", jsonschema.__version__, "bankism importable")'
 python3 -c 'import cupy; print("cupy", cupy.__version__)'
-python3 -c 'from bankism import tracing; print(tracing.find_toolkit())'
+python3 -c 'from bankism.capture.toolkit import find_toolkit; print(find_toolkit())'
 section smoke test
 nvcc -arch=sm_90 -lineinfo -o build/corpus/smoke hw/corpus/smoke.cu && ./build/corpus/smoke
 smoke_trace() {

@@ -1,5 +1,5 @@
 // bankism tracer: the layout shared by the device patch functions, the host injection library and the
-// Python reader (bankism/tracing.py mirrors RawRecord as a NumPy dtype; keep the two in step).
+// Python reader (bankism/capture/raw.py mirrors RawRecord as a NumPy dtype; keep the two in step).
 #pragma once
 
 #include <stdint.h>
@@ -47,5 +47,5 @@ struct TraceControl {
 };
 
 #ifdef __cplusplus
-static_assert(sizeof(RawRecord) == 168, "RawRecord layout changed: update bankism/tracing.py");
+static_assert(sizeof(RawRecord) == 168, "RawRecord layout changed: update bankism/capture/raw.py");
 #endif

@@ -14,26 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from bankism.isa import async_class_of_sass
+
 KIND_ASYNC_COPY, KIND_BULK_COPY, KIND_WGMMA = 3, 4, 5
 EVENT_KINDS = (KIND_BULK_COPY, KIND_WGMMA)
-
-#: SASS opcodes (first dot-separated part) that move data between shared memory and elsewhere
-#: asynchronously or read shared operands, with what each is. Checked against cuobjdump -sass of
-#: hw/async/tma_wgmma_probe.cu and traces/kernels/cpasync_matmul.cu on sm_90a.
-ASYNC_SHARED_SASS = {
-    "LDGSTS": "cp.async (global -> shared)",
-    "UBLKCP": "cp.async.bulk (bulk copy)",
-    "UBLKRED": "cp.reduce.async.bulk (bulk reduction)",
-    "UTMALDG": "TMA tensor copy into shared memory (cp.async.bulk.tensor)",
-    "UTMASTG": "TMA tensor copy out of shared memory",
-    "UTMAREDG": "TMA tensor reduction out of shared memory",
-    "UTMAPF": "TMA prefetch",
-    "HGMMA": "wgmma (f16/bf16/tf32) reading shared-memory operands",
-    "IGMMA": "wgmma (integer) reading shared-memory operands",
-    "QGMMA": "wgmma (fp8) reading shared-memory operands",
-    "BGMMA": "wgmma (binary) reading shared-memory operands",
-}
-
 
 #: cp.async records carry, above the 18 bits of the shared offset, bits 2..15 of the global source address
 #: (tracer_records.h: BANKISM_ASYNC_SOURCE_SHIFT/MASK): enough to tell which lanes read the same 128-byte
@@ -107,10 +91,6 @@ def _site_fields(offset: int, sass: dict[int, Any]) -> dict[str, Any]:
     }
 
 
-def _opcode_class(opcode: str | None) -> str | None:
-    return opcode.split(".")[0] if opcode else None
-
-
 def async_summary(
     events: np.ndarray, offsets: np.ndarray, sass: dict[int, Any], recorded_offsets: set[int],
     display_path: Any = None,
@@ -148,7 +128,7 @@ def async_summary(
             })
     unrecorded = []
     for offset, instruction in sorted(sass.items()):
-        what = ASYNC_SHARED_SASS.get(_opcode_class(instruction.opcode) or "")
+        what = async_class_of_sass(instruction.opcode)
         if what and offset not in recorded_offsets:
             fields = _site_fields(offset, sass)
             if display_path is not None:

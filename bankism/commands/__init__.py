@@ -1,1 +1,0 @@
-"""CLI command modules; each exposes ``register(app)``."""

@@ -1,0 +1,245 @@
+"""Reading traces: the JSON document, and records streamed in chunks from the ``.npz`` sibling."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import zipfile
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+
+from bankism.errors import BankismError
+from bankism.trace.format import DEFAULT_CHUNK, RECORD_FIELDS, RECORD_LAYOUT, RecordChunk, empty_records
+from bankism.trace.validate import (
+    SiteTable,
+    check_records,
+    checked_arrays,
+    checked_inline_records,
+    validate_document,
+)
+
+
+def _parse_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BankismError(f"{path}: no such file") from None
+    except UnicodeDecodeError as error:
+        raise BankismError(
+            f"{path}: not a UTF-8 JSON document ({error.reason} at byte {error.start})"
+        ) from None
+    except OSError as error:
+        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
+    except json.JSONDecodeError as error:
+        truncated = not text[error.pos:].strip()
+        why = "the file ends early (truncated?)" if truncated else error.msg
+        raise BankismError(
+            f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {why}"
+        ) from None
+
+
+class _NpyStream:
+    """Rows of one ``.npy`` member of an ``.npz`` file, read a chunk at a time."""
+
+    def __init__(self, archive: zipfile.ZipFile, member: str, label: str) -> None:
+        self.label = label
+        self.member = member
+        self.file: IO[bytes] = archive.open(member)
+        version = np.lib.format.read_magic(self.file)
+        fmt = np.lib.format
+        reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+        self.shape, fortran_order, self.dtype = reader(self.file)
+        self.whole: np.ndarray | None = None
+        if fortran_order or self.dtype.hasobject or not self.shape:
+            self.file.close()
+            with archive.open(member) as whole:
+                self.whole = np.lib.format.read_array(whole, allow_pickle=False)
+        self.row_items = int(np.prod(self.shape[1:], dtype=np.int64))
+        self.position = 0
+
+    def read(self, rows: int) -> np.ndarray:
+        if self.whole is not None:
+            out = self.whole[self.position : self.position + rows]
+        else:
+            count = rows * self.row_items
+            data = self.file.read(count * self.dtype.itemsize)
+            if len(data) != count * self.dtype.itemsize:
+                raise BankismError(f"{self.label}: {self.member} ends early (truncated .npz?)")
+            out = np.frombuffer(data, self.dtype).reshape((rows, *self.shape[1:]))
+        self.position += rows
+        return out
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _npz_path(trace_path: Path, launch: dict[str, Any]) -> Path:
+    return trace_path.parent / launch["records_file"]
+
+
+def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, dict[str, _NpyStream]]:
+    try:
+        archive = zipfile.ZipFile(npz)
+    except FileNotFoundError:
+        raise BankismError(f"{label}: records file {npz} does not exist") from None
+    except (zipfile.BadZipFile, OSError) as error:
+        raise BankismError(f"{label}: records file {npz} is not a readable .npz ({error})") from None
+    streams: dict[str, _NpyStream] = {}
+    try:
+        names = set(archive.namelist())
+        for field in RECORD_FIELDS:
+            member = f"{index}/{field}.npy"
+            if member not in names:
+                raise BankismError(f"{label}: records file {npz} has no array '{index}/{field}'")
+            streams[field] = _NpyStream(archive, member, f"{label}: {npz}")
+    except (ValueError, zipfile.BadZipFile, OSError, EOFError) as error:
+        archive.close()
+        raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+    except BankismError:
+        archive.close()
+        raise
+    return archive, streams
+
+
+@dataclass
+class Trace:
+    """An opened trace: the document (inline records as checked arrays) and streamed access to records."""
+
+    path: Path
+    doc: dict[str, Any]
+
+    @property
+    def arch(self) -> str:
+        return self.doc["environment"]["arch"]
+
+    @property
+    def launches(self) -> list[dict[str, Any]]:
+        return self.doc["launches"]
+
+    def launch(self, index: int) -> dict[str, Any]:
+        """The launch whose ``index`` field is ``index``."""
+        for launch in self.launches:
+            if launch["index"] == index:
+                return launch
+        known = ", ".join(str(launch["index"]) for launch in self.launches) or "none"
+        raise BankismError(f"{self.path}: no launch {index} (the trace holds launches {known})")
+
+    def label(self, launch: dict[str, Any]) -> str:
+        return f"{self.path}: launch {launch['index']}"
+
+    def record_count(self, launch: dict[str, Any]) -> int:
+        """Number of records of a launch, without reading them."""
+        if "records" in launch:
+            return int(launch["records"]["warp"].shape[0])
+        archive, streams = _npz_members(_npz_path(self.path, launch), launch["index"], self.label(launch))
+        try:
+            return int(streams["warp"].shape[0])
+        finally:
+            for stream in streams.values():
+                stream.close()
+            archive.close()
+
+    def chunks(self, launch: dict[str, Any], chunk: int = DEFAULT_CHUNK) -> Iterator[RecordChunk]:
+        """The launch's records, ``chunk`` at a time, each chunk checked before it is yielded."""
+        if chunk < 1:
+            raise BankismError(f"chunk must be at least 1 record; got {chunk}")
+        if "records" in launch:
+            records = launch["records"]
+            n = int(records["warp"].shape[0])
+            for start in range(0, n, chunk):
+                yield RecordChunk(start, *(records[f][start : start + chunk] for f in RECORD_FIELDS))
+            return
+        yield from self._npz_chunks(launch, chunk)
+
+    def _npz_chunks(self, launch: dict[str, Any], chunk: int) -> Iterator[RecordChunk]:
+        """Read (decompress and check) the next chunk on a worker thread while the caller uses this one."""
+        label = self.label(launch)
+        npz = _npz_path(self.path, launch)
+        archive, streams = _npz_members(npz, launch["index"], label)
+        sites = SiteTable.of(launch)
+
+        def read(start: int, rows: int) -> RecordChunk:
+            try:
+                raw = {field: streams[field].read(rows) for field in RECORD_FIELDS}
+            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
+                raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+            arrays = checked_arrays(raw, label, start)
+            check_records(launch, self.arch, arrays, label, start, sites)
+            return RecordChunk(start, *(arrays[f] for f in RECORD_FIELDS))
+
+        pending: Future[RecordChunk] | None = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bankism-npz") as reader:
+            try:
+                n = _npz_record_total(streams, npz, label)
+                starts = range(0, n, chunk)
+                if starts:
+                    pending = reader.submit(read, 0, min(chunk, n))
+                for start in starts:
+                    current = pending.result()
+                    after = start + chunk
+                    pending = reader.submit(read, after, min(chunk, n - after)) if after < n else None
+                    yield current
+            finally:
+                if pending is not None:
+                    pending.cancel()
+                    with contextlib.suppress(Exception):
+                        pending.result()
+                for stream in streams.values():
+                    stream.close()
+                archive.close()
+
+
+def _npz_record_total(streams: dict[str, _NpyStream], npz: Path, label: str) -> int:
+    n = streams["warp"].shape[0] if len(streams["warp"].shape) == 1 else -1
+    for field in RECORD_FIELDS:
+        expected = (n, *RECORD_LAYOUT[field][1])
+        if tuple(streams[field].shape) != expected:
+            raise BankismError(
+                f"{label}: {npz} array '{field}' has shape {tuple(streams[field].shape)}, expected {expected}"
+            )
+        if streams[field].dtype.kind not in "iu":
+            raise BankismError(f"{label}: {npz} array '{field}' holds {streams[field].dtype}, not integers")
+    return n
+
+
+def open_trace(path: str | os.PathLike[str]) -> Trace:
+    """Read and check a trace's JSON document; inline records become checked arrays, npz ones stay on disk."""
+    trace_path = Path(path)
+    doc = _parse_json(trace_path)
+    source = str(trace_path)
+    validate_document(doc, source)
+    for launch, arrays in checked_inline_records(doc, source):
+        launch["records"] = arrays
+    return Trace(trace_path, doc)
+
+
+def iter_records(
+    path: str | os.PathLike[str], launch_index: int, chunk: int = DEFAULT_CHUNK
+) -> Iterator[RecordChunk]:
+    """Stream the records of launch ``launch_index`` (its ``index`` field), ``chunk`` records at a time."""
+    trace = open_trace(path)
+    yield from trace.chunks(trace.launch(launch_index), chunk)
+
+
+def load(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The whole trace in memory: every launch gets ``records`` as arrays (read from the npz if needed)."""
+    trace = open_trace(path)
+    for launch in trace.launches:
+        if "records" not in launch:
+            parts = [c.as_dict() for c in trace.chunks(launch)]
+            launch["records"] = {
+                field: np.concatenate([p[field] for p in parts]) if parts else empty_records(field)
+                for field in RECORD_FIELDS
+            }
+            del launch["records_file"]
+    return trace.doc

@@ -1,0 +1,357 @@
+"""Checks of a trace: the document against the JSON Schema, the records with NumPy (same rules, semantics).
+
+Every problem is a ``BankismError`` with a one-line message naming the file, the launch and the record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from bankism.arch import MATRIX_OPS, get_arch
+from bankism.errors import BankismError
+from bankism.trace.format import (
+    DYNAMIC_ALIGNMENT_ALLOWANCE,
+    RECORD_FIELDS,
+    RECORD_LAYOUT,
+    SHARED_WINDOW_BASE,
+    empty_records,
+    schema,
+)
+
+
+@cache
+def _validator() -> Any:
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(schema())
+
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value) if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _launch_label(doc: Any, position: int) -> str:
+    launches = doc.get("launches") if isinstance(doc, dict) else None
+    if isinstance(launches, list) and position < len(launches) and isinstance(launches[position], dict):
+        index = launches[position].get("index")
+        if isinstance(index, int) and not isinstance(index, bool):
+            return f"launch {index}"
+    return f"launches[{position}]"
+
+
+def _json_path(parts: list[Any]) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _schema_error_text(error: Any) -> str:
+    """One line for a jsonschema error, with long instances shortened."""
+    where = list(error.absolute_path)
+    if error.validator == "oneOf" and where[-1:] == ["blocks_recorded"]:
+        return 'must be "all" or a non-empty list of [x, y, z] block indices'
+    if error.validator == "oneOf" and where[-1:] == ["counters"]:
+        return "must be null or an object with ld, st and atom counters {instructions, wavefronts, conflicts}"
+    if error.validator == "oneOf":
+        return "needs exactly one of 'records' (inline arrays) or 'records_file' (an .npz sibling)"
+    if error.validator == "const":
+        return f"is {_short(error.instance)}, expected {json.dumps(error.validator_value)}"
+    if error.validator == "enum":
+        return f"is {_short(error.instance)}, expected one of {json.dumps(error.validator_value)}"
+    message = error.message.replace(repr(error.instance), _short(error.instance), 1)
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _schema_error(doc: Any, error: Any, source: str) -> BankismError:
+    parts = list(error.absolute_path)
+    if parts[:1] == ["launches"] and len(parts) >= 2 and isinstance(parts[1], int):
+        place = _launch_label(doc, parts[1])
+        rest = _json_path(parts[2:])
+        place = f"{place}: {rest}" if rest else place
+    else:
+        place = _json_path(parts) or "document"
+    return BankismError(f"{source}: {place}: {_schema_error_text(error)}")
+
+
+def _skeleton(doc: Any) -> Any:
+    """The document with inline record arrays emptied, so the schema checks its structure quickly.
+
+    The record arrays themselves are checked with NumPy by ``check_records`` against the same rules
+    (jsonschema would need seconds for 20000 records).
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("launches"), list):
+        return doc
+    out = dict(doc)
+    out["launches"] = []
+    for launch in doc["launches"]:
+        if isinstance(launch, dict) and isinstance(launch.get("records"), dict):
+            launch = dict(launch)
+            launch["records"] = {
+                key: ([] if isinstance(value, list | np.ndarray) else value)
+                for key, value in launch["records"].items()
+            }
+        out["launches"].append(launch)
+    return out
+
+
+def validate_document(doc: Any, source: str = "trace") -> None:
+    """Check everything but the record arrays: JSON Schema, known arch, unique ids, consistent sizes."""
+    import jsonschema
+
+    errors = list(_validator().iter_errors(_skeleton(doc)))
+    if errors:
+        raise _schema_error(doc, jsonschema.exceptions.best_match(errors), source)
+    try:
+        get_arch(doc["environment"]["arch"])
+    except BankismError as error:
+        raise BankismError(f"{source}: environment.arch: {error}") from None
+    seen: set[int] = set()
+    for launch in doc["launches"]:
+        label = f"{source}: launch {launch['index']}"
+        if launch["index"] in seen:
+            raise BankismError(f"{label}: launch index {launch['index']} appears twice")
+        seen.add(launch["index"])
+        _check_launch_header(launch, label)
+
+
+def _check_launch_header(launch: dict[str, Any], label: str) -> None:
+    grid = launch["grid"]
+    if launch["blocks_total"] != grid[0] * grid[1] * grid[2]:
+        raise BankismError(
+            f"{label}: blocks_total {launch['blocks_total']} differs from the grid {grid} "
+            f"({grid[0] * grid[1] * grid[2]} blocks)"
+        )
+    if launch["blocks_recorded"] != "all":
+        subset = np.asarray(launch["blocks_recorded"], np.int64)
+        outside = np.flatnonzero((subset >= np.asarray(grid)).any(axis=1))
+        if outside.size:
+            raise BankismError(
+                f"{label}: blocks_recorded[{outside[0]}] {subset[outside[0]].tolist()} "
+                f"is outside the grid {grid}"
+            )
+        linear = _linear_blocks(subset, grid)
+        if np.unique(linear).size != linear.size:
+            raise BankismError(f"{label}: blocks_recorded lists a block twice")
+    ids = [site["id"] for site in launch["sites"]]
+    if len(set(ids)) != len(ids):
+        duplicate = next(i for i in ids if ids.count(i) > 1)
+        raise BankismError(f"{label}: site id {duplicate} appears twice")
+
+
+def blocks_recorded_count(launch: dict[str, Any]) -> int:
+    """How many blocks of the launch the records cover (all of them, or the listed subset)."""
+    recorded = launch["blocks_recorded"]
+    return int(launch["blocks_total"]) if recorded == "all" else len(recorded)
+
+
+def _linear_blocks(blocks: np.ndarray, grid: list[int]) -> np.ndarray:
+    blocks = blocks.astype(np.int64)
+    return blocks[:, 0] + grid[0] * (blocks[:, 1] + grid[1] * blocks[:, 2])
+
+
+def window_end(launch: dict[str, Any], arch: str) -> int:
+    """First byte past the launch's shared memory in the shared window (see SHARED_WINDOW_BASE)."""
+    base = SHARED_WINDOW_BASE.get(arch)
+    if base is None:
+        return get_arch(arch).shared_bytes
+    static, dynamic = launch["shared_bytes"]["static"], launch["shared_bytes"]["dynamic"]
+    if dynamic == 0:
+        return base + static
+    step = DYNAMIC_ALIGNMENT_ALLOWANCE
+    return -(-(base + static) // step) * step + dynamic
+
+
+def _window_text(launch: dict[str, Any], arch: str) -> str:
+    if arch not in SHARED_WINDOW_BASE:
+        return f"the {get_arch(arch).shared_bytes}-byte shared window of {arch}"
+    sizes = launch["shared_bytes"]
+    total = sizes["static"] + sizes["dynamic"]
+    return (
+        f"the launch's shared memory ({total} bytes: {sizes['static']} static + {sizes['dynamic']} dynamic, "
+        f"ending at byte {window_end(launch, arch)} of the window)"
+    )
+
+
+@dataclass(frozen=True)
+class SiteTable:
+    """Per-site lookups, indexed by site id, used to check records vectorised."""
+
+    known: np.ndarray
+    width: np.ndarray
+    lanes: np.ndarray
+
+    @classmethod
+    def of(cls, launch: dict[str, Any]) -> SiteTable:
+        size = max((site["id"] for site in launch["sites"]), default=-1) + 1
+        known = np.zeros(size, bool)
+        width = np.ones(size, np.int64)
+        lanes = np.full(size, 0xFFFFFFFF, np.int64)
+        for site in launch["sites"]:
+            known[site["id"]] = True
+            width[site["id"]] = site["width"]
+            if site["op"] in MATRIX_OPS:
+                lanes[site["id"]] = (1 << (8 * site["matrices"])) - 1
+        return cls(known, width, lanes)
+
+
+def _as_integer_array(value: Any, name: str, label: str, start: int) -> np.ndarray:
+    """``value`` as an integer NumPy array, or an error naming the first record that is not."""
+    array: np.ndarray | None
+    if isinstance(value, np.ndarray):
+        array = value
+    else:
+        try:
+            array = np.asarray(value)
+        except (ValueError, TypeError):
+            array = None
+    if array is not None and array.shape[:1] == (0,):
+        return empty_records(name)
+    if array is not None and array.dtype.kind in "iu":
+        return array
+    shape = RECORD_LAYOUT[name][1]
+    if isinstance(value, list):
+        for r, item in enumerate(value):
+            row = np.asarray(item, dtype=object)
+            if row.shape != shape or not all(
+                isinstance(x, int | np.integer) and not isinstance(x, bool) for x in row.reshape(-1)
+            ):
+                raise BankismError(
+                    f"{label}, record {start + r}: {name} is {_short(item)}, expected {_shape_text(shape)}"
+                )
+    got = "lists of different lengths" if array is None else f"{array.dtype} values"
+    raise BankismError(f"{label}: records.{name} must hold integers; got {got}")
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "an integer" if shape == () else f"a list of {shape[0]} integers"
+
+
+def checked_arrays(raw: dict[str, Any], label: str, start: int) -> dict[str, np.ndarray]:
+    """The five record arrays with the in-memory dtypes, after checking types, shapes and ranges."""
+    arrays = {name: _as_integer_array(raw[name], name, label, start) for name in RECORD_FIELDS}
+    n = arrays["warp"].shape[0] if arrays["warp"].ndim == 1 else -1
+    for name in RECORD_FIELDS:
+        dtype, shape = RECORD_LAYOUT[name]
+        array = arrays[name]
+        if array.shape != (n, *shape):
+            if array.ndim >= 1 and array.shape[0] != n:
+                raise BankismError(
+                    f"{label}: records.{name} has {array.shape[0]} entries but records.warp has {n}"
+                )
+            raise BankismError(f"{label}: records.{name} has shape {array.shape}, expected {(n, *shape)}")
+        bad = (array < 0) | (array > np.iinfo(dtype).max)
+        if bad.any():
+            r = int(np.argwhere(bad)[0][0])
+            value = array[r].tolist()
+            raise BankismError(f"{label}, record {start + r}: {name} {value} is out of range")
+        arrays[name] = np.ascontiguousarray(array, dtype=dtype)
+    return arrays
+
+
+def check_records(
+    launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
+    sites: SiteTable,
+) -> None:
+    """Semantic checks: known sites and blocks, existing warps, active lanes' addresses in range, aligned."""
+    site = arrays["site"].astype(np.int64)
+    known = np.append(sites.known, False)
+    unknown = ~known[np.minimum(site, sites.known.size)]
+    if unknown.any():
+        r = int(np.flatnonzero(unknown)[0])
+        raise BankismError(
+            f"{label}, record {start + r}: site {int(site[r])} is not among the launch's sites"
+        )
+    grid = launch["grid"]
+    block = arrays["block"]
+    outside = (block >= np.asarray(grid, np.int64)).any(axis=1)
+    if outside.any():
+        r = int(np.flatnonzero(outside)[0])
+        raise BankismError(
+            f"{label}, record {start + r}: block {block[r].tolist()} is outside the grid {grid}"
+        )
+    if launch["blocks_recorded"] != "all":
+        allowed = _linear_blocks(np.asarray(launch["blocks_recorded"], np.int64), grid)
+        missing = ~np.isin(_linear_blocks(block, grid), allowed)
+        if missing.any():
+            r = int(np.flatnonzero(missing)[0])
+            raise BankismError(
+                f"{label}, record {start + r}: block {block[r].tolist()} is not in blocks_recorded"
+            )
+    threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
+    warps = -(-threads // 32)
+    too_far = arrays["warp"] >= warps
+    if too_far.any():
+        r = int(np.flatnonzero(too_far)[0])
+        raise BankismError(
+            f"{label}, record {start + r}: warp {int(arrays['warp'][r])} does not exist in a block of "
+            f"{threads} threads ({warps} warps)"
+        )
+    _check_addresses(launch, arch, arrays, label, start, sites, site)
+
+
+def _lanes_in_use(active: np.ndarray, lanes: np.ndarray) -> np.ndarray:
+    """(n, 32) bool: the active lanes that carry an address (all 32, or 8 per matrix for matrix ops)."""
+    masks = (active.astype(np.int64) & lanes).astype("<u4")
+    return np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").view(bool)
+
+
+def _check_addresses(
+    launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
+    sites: SiteTable, site: np.ndarray,
+) -> None:
+    """Per-record reductions first (one temporary), then the failing lane of the first bad record."""
+    used = _lanes_in_use(arrays["active"], sites.lanes[site])
+    addresses = arrays["addresses"]
+    width = sites.width[site]
+    in_use = np.where(used, addresses, 0)
+    end = window_end(launch, arch)
+    beyond = np.flatnonzero(in_use.max(axis=1, initial=0) + width > end)
+    if beyond.size:
+        r = int(beyond[0])
+        lane = int(np.flatnonzero(used[r] & (addresses[r] + width[r] > end))[0])
+        raise BankismError(
+            f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is outside "
+            f"{_window_text(launch, arch)}"
+        )
+    misaligned = np.flatnonzero(np.bitwise_or.reduce(in_use, axis=1) & (width - 1))
+    if misaligned.size:
+        r = int(misaligned[0])
+        lane = int(np.flatnonzero(used[r] & ((addresses[r] & (width[r] - 1)) != 0))[0])
+        raise BankismError(
+            f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is not aligned "
+            f"to the {int(width[r])}-byte access width of site {int(site[r])}"
+        )
+
+
+def validate(doc: dict[str, Any], source: str = "trace") -> None:
+    """Check a whole trace whose records are inline (lists or arrays): schema, records, addresses.
+
+    Launches that still point to a ``records_file`` are checked up to their header only; their
+    records are checked as they are read (``iter_records``, ``load``).
+    """
+    validate_document(doc, source)
+    for _ in checked_inline_records(doc, source):
+        pass
+
+
+def checked_inline_records(
+    doc: dict[str, Any], source: str
+) -> Iterator[tuple[dict[str, Any], dict[str, np.ndarray]]]:
+    """(launch, checked record arrays) for every launch whose records are inline in the document."""
+    arch = doc["environment"]["arch"]
+    for launch in doc["launches"]:
+        if "records" in launch:
+            label = f"{source}: launch {launch['index']}"
+            arrays = checked_arrays(launch["records"], label, 0)
+            check_records(launch, arch, arrays, label, 0, SiteTable.of(launch))
+            yield launch, arrays
+
