@@ -147,6 +147,13 @@ def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
     rules[("atomic", 8, "cas_spin")] = Rule("half-warp", wavefronts_per_pass=2, banked=False)
     for matrix_op in ("ldmatrix", "stmatrix"):
         rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
+    # cp.async (LDGSTS), traces/probes/sm_90_ldgsts_probes.json: the shared writes are cut like stores
+    # (warp / half-warps / quarter-warps for 4 / 8 / 16 bytes), never merged, and every active lane takes
+    # its own pass in its banks, even on an address another lane writes (no broadcast). Exact when each
+    # group's lanes read one global 128-byte line, each its own bytes (the site's source_lines <= 1,
+    # source_repeats == 0); otherwise a lower bound (docs/rules.md, "cp.async"). No cycle model.
+    for width, split in ((4, "warp"), (8, "half-warp"), (16, "quarter-warp")):
+        rules[("ldgsts", width, "")] = Rule(split, same_address_serialised=True)
     return rules
 
 

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Turn the async campaign's ncu exports into traces/probes/ files.
 
-usage: collect.py RESULTS_DIR OUT_DIR
+usage: collect.py FIRST_RESULTS SECOND_RESULTS OUT_DIR
 
-RESULTS_DIR holds what hw/async/run.sh packed: env.txt, ldgsts_probes.csv (ncu --page raw, one row per
-launch: the base probe first, then the patterns of hw/async/ldgsts_patterns.json in order),
-tma_wgmma.csv and tma_wgmma_stdout.txt (the PROBE lines name each launch in order), the SASS dumps.
-Writes OUT_DIR/sm_90_ldgsts_probes.json and OUT_DIR/sm_90_tma_wgmma_probes.json.
+Each results folder holds what one hw/async/run.sh run packed: env.txt, the ncu raw-page CSV of the
+probes (one row per launch: the base probe first, then the patterns in order), the SASS dumps; the
+first run also tma_wgmma.csv and tma_wgmma_stdout.txt (the PROBE lines name each launch in order), the
+second cpasync_timing.txt. Writes OUT_DIR/sm_90_ldgsts_probes.json (both campaigns),
+OUT_DIR/sm_90_tma_wgmma_probes.json and OUT_DIR/sm_90_cpasync_timing.txt.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ LDGSTS = {
     "st_conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "ld_instructions": "smsp__sass_inst_executed_op_shared_ld.sum",
     "st_instructions": "smsp__sass_inst_executed_op_shared_st.sum",
+    "misc_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum",
+    "gmma_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum",
 }
 
 
@@ -85,9 +88,9 @@ def sass_lines(results: Path, name: str, pattern: str) -> list[str]:
     return out
 
 
-def ldgsts(results: Path, out: Path) -> None:
-    patterns = json.loads((HERE / "ldgsts_patterns.json").read_text())["probes"]
-    rows = read_raw(results / "ldgsts_probes.csv")
+def ldgsts_campaign(results: Path, stem: str, csv_name: str, campaign: int) -> list[dict]:
+    patterns = json.loads((HERE / f"{stem}.json").read_text())["probes"]
+    rows = read_raw(results / csv_name)
     if len(rows) != len(patterns) + 1:
         raise SystemExit(f"{len(rows)} launches for {len(patterns)} patterns + 1 base probe")
     probes = []
@@ -95,21 +98,33 @@ def ldgsts(results: Path, out: Path) -> None:
         if row["Kernel Name"] != pattern["kernel"]:
             raise SystemExit(f"launch {row['ID']}: kernel {row['Kernel Name']} != {pattern['kernel']}")
         measured = {key: number(row[metric]) for key, metric in LDGSTS.items() if metric in row}
-        probes.append({**pattern, "measured": measured})
+        probes.append({**pattern, "campaign": campaign, "measured": measured})
+    return probes
+
+
+def ldgsts(first: Path, second: Path, out: Path) -> None:
+    probes = ldgsts_campaign(first, "ldgsts_patterns", "ldgsts_probes.csv", 1)
+    probes += ldgsts_campaign(second, "ldgsts_patterns2", "ldgsts_patterns2.csv", 2)
+    for i, probe in enumerate(probes):
+        probe["pattern_id"], probe["id"] = probe["id"], i
     doc = {
-        "format": "bankism-ldgsts-probes", "version": 1, "environment": environment(results),
+        "format": "bankism-ldgsts-probes", "version": 1, "environment": environment(second),
+        "campaigns": {"1": environment(first), "2": environment(second)},
         "shared_base": 1024,
         "notes": (
             "One launch = one warp (1 block x 32 threads) executing exactly one cp.async (LDGSTS) of the "
             "given width and cache mode, then cp.async.wait_all; nothing reads the destination back. "
             "'addresses' are byte offsets from the dynamic extern __shared__ array (window address 1024); "
-            "'global' are the lanes' byte offsets in the source buffer. Inactive lanes skip the cp.async "
-            "by branch. Counters from Nsight Compute (--page raw, kernel replay, --cache-control none "
-            "--clock-control none); 'measured' maps short names to the metrics in 'metrics'. ptxas puts "
-            "three never-executed '@!PT LDS RZ, [RZ]' before every LDGSTS (see 'sass')."
+            "'global' are the lanes' byte offsets in the 16-byte-aligned source buffer. Inactive lanes skip "
+            "the cp.async by branch. Campaign 1 (hw/async/ldgsts_patterns.json): the store probes' shared "
+            "patterns with each lane reading global bytes lane*16, and a 'global' family; campaign 2 "
+            "(ldgsts_patterns2.json): the 4- and 8-byte store patterns with coalesced sources (lane*width) "
+            "and a 'global16' family. Counters from Nsight Compute (--page raw, kernel replay, "
+            "--cache-control none --clock-control none); 'measured' maps short names to 'metrics' "
+            "(misc/gmma wavefronts: campaign 2 only)."
         ),
         "metrics": LDGSTS,
-        "sass": sass_lines(results, "ldgsts_probe", r"LDGSTS|LDS|STS|DEPBAR"),
+        "sass": sass_lines(second, "ldgsts_probe", r"LDGSTS|LDS|STS|DEPBAR"),
         "probes": probes,
     }
     (out / "sm_90_ldgsts_probes.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
@@ -144,9 +159,13 @@ def tma_wgmma(results: Path, out: Path) -> None:
 
 
 def main() -> None:
-    results, out = Path(sys.argv[1]), Path(sys.argv[2])
-    ldgsts(results, out)
-    tma_wgmma(results, out)
+    first, second, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
+    ldgsts(first, second, out)
+    tma_wgmma(first, out)
+    timing = (second / "cpasync_timing.txt").read_text()
+    (out / "sm_90_cpasync_timing.txt").write_text(
+        "hw/async/cpasync_timing.cu on the H100, " + " ".join(environment(second).get(k) or "?" for k in
+                                                                ("gpu", "driver", "cuda", "date")) + "\n" + timing)
 
 
 if __name__ == "__main__":

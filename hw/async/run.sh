@@ -33,7 +33,7 @@ if has probes || has tma; then
   echo "query rc=$? lines=$(wc -l < "$R/ncu_metrics_query.txt") seconds=$(( $(date +%s) - t0 ))"
 fi
 
-LDGSTS_METRICS="l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__sass_inst_executed_op_ldgsts.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__sass_inst_executed_op_ldgsts_cache_bypass.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"
+LDGSTS_METRICS="l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum,smsp__sass_inst_executed_op_ldgsts.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum,smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum,smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,smsp__sass_inst_executed_op_shared_st.sum,smsp__sass_inst_executed_op_ldgsts_cache_bypass.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"
 if has probes; then
   echo "=== ldgsts probes"
   t0=$(date +%s)
@@ -105,7 +105,7 @@ if has matmul; then
   cp $C/src/cpasync_matmul.cu traces/kernels/
   nvcc -arch=sm_90 -lineinfo -O3 -o build/async/cpasync_matmul traces/kernels/cpasync_matmul.cu
   cuobjdump -sass build/async/cpasync_matmul > "$R/cpasync_matmul.sass.txt"
-  EXTRA="--metric smsp__sass_inst_executed_op_ldgsts.sum --metric smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum --metric smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum --metric smsp__sass_inst_executed_op_shared.sum"
+  EXTRA="--metric smsp__sass_inst_executed_op_ldgsts.sum --metric smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum --metric smsp__sass_l1tex_data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum --metric smsp__sass_inst_executed_op_shared.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared_op_misc.sum --metric l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum --metric l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_misc.sum"
   for variant in "plain cg" "padded cg" "plain ca" "padded ca"; do
     set -- $variant
     name=cpasync_matmul_$2$([ $1 = padded ] && echo _padded)
