@@ -23,7 +23,7 @@ BASE = 1024  # the shared window address of the probes' dynamic array
 
 
 def _in_rule_domain(probe: dict) -> bool:
-    """Each store group reads one global 128-byte line, each lane its own bytes (what a trace site records)."""
+    """Each store group reads one global 128-byte line, each lane its own bytes (site fields)."""
     source = np.asarray(probe["global"], np.int64)[None, :] >> 2
     active = np.asarray([probe["active"]], np.uint32)
     grouping = source_grouping(probe["width"], active, source)
@@ -54,7 +54,8 @@ def test_ca_rule_matches_every_probe_in_its_domain_exactly():
         measured = probe["measured"]
         got = (int(result.wavefronts[0]), int(result.conflicts[0]))
         if got != (measured["sass_wavefronts"], measured["conflicts"]):
-            wrong.append((probe["id"], probe["name"], got, measured["sass_wavefronts"], measured["conflicts"]))
+            wrong.append((probe["id"], probe["name"], got, measured["sass_wavefronts"],
+                          measured["conflicts"]))
     assert not wrong, wrong[:10]
 
 
