@@ -282,10 +282,10 @@ class LaunchReport:
 
     @property
     def measured_conflicts(self) -> dict[str, int] | None:
-        """ncu's bank conflicts per class (ld, st, atom), or None without counters."""
+        """ncu's bank conflicts per class (ld, st, atom; ldgsts when measured), or None without counters."""
         if self.measured is None:
             return None
-        return {c: int(self.measured[c]["conflicts"]) for c in CLASSES}
+        return {c: int(self.measured[c]["conflicts"]) for c in self.classes if c in self.measured}
 
     def conflicts_explained(self) -> bool | None:
         """Whether every measured conflict is accounted for by the model (predicted conflicts plus the
@@ -297,7 +297,7 @@ class LaunchReport:
         if not self.traced:
             return not any(measured.values())
         judged = {c.op_class: c.within_tolerance for c in self.comparisons() if c.metric == "conflicts"}
-        return all(judged.get(c, True) is not False for c in CLASSES if measured[c])
+        return all(judged.get(c, True) is not False for c in measured if measured[c])
 
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""

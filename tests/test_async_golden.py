@@ -1,8 +1,8 @@
 """Golden tests: the cp.async (LDGSTS) rule against every H100 probe, and the TMA / wgmma measurements.
 
-traces/probes/sm_90_ldgsts_probes.json holds 1,020 single-instruction cp.async probes (hw/async/);
-traces/probes/sm_90_tma_wgmma_probes.json the bulk-copy, TMA and wgmma probes. docs/rules.md ("cp.async",
-"TMA and wgmma") states the findings these tests pin down.
+traces/probes/async/sm_90_ldgsts_probes.json holds 1,020 single-instruction cp.async probes
+(hw/async/); traces/probes/async/sm_90_tma_wgmma_probes.json the bulk-copy, TMA and wgmma probes.
+docs/rules.md ("cp.async", "TMA and wgmma") states the findings these tests pin down.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from bankism import simulate
 from bankism.capture.async_events import source_grouping
 
-PROBES = Path(__file__).resolve().parent.parent / "traces" / "probes"
+PROBES = Path(__file__).resolve().parent.parent / "traces" / "probes" / "async"
 LDGSTS = json.loads((PROBES / "sm_90_ldgsts_probes.json").read_text())["probes"]
 TMA_WGMMA = json.loads((PROBES / "sm_90_tma_wgmma_probes.json").read_text())["probes"]
 BASE = 1024  # the shared window address of the probes' dynamic array

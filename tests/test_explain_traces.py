@@ -42,6 +42,8 @@ def _traces() -> list[tuple[Path, Path]]:
 EXPECTED_REFUSALS = {
     "ldmatrix_tile.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
     "ldmatrix_tile_swizzled.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
+    **{f"cpasync_matmul{variant}.json": "a lambda and inline PTX (asm volatile cp.async) are not interpreted"
+       for variant in ("_ca", "_ca_padded", "_cg", "_cg_padded")},
 }
 #: Register-tiled SGEMM: interpreting its blocks takes over 10 s each.
 SLOW = {"sgemm_regtile.json", "sgemm_regtile_padded.json"}
