@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from bankism import traceio
@@ -122,3 +124,52 @@ def test_repeated_sources_are_counted():
     broadcast = _record(0x230, tracing_async.KIND_ASYNC_COPY, _with_source(1024 + lanes * 16, np.zeros(32)))
     launch = tracing.convert_launch(_launch(), broadcast, SASS, "all")
     assert (launch["sites"][0]["source_lines"], launch["sites"][0]["source_repeats"]) == (1, 1)
+
+
+# --- what the tracer wrote on the H100 (hw/async/run.sh, tests/data/capture/async/) ---
+
+DATA = Path(__file__).resolve().parent / "data" / "capture" / "async"
+
+
+def test_h100_trace_of_the_cp_async_probes_records_every_lane():
+    """bankism trace of hw/async/ldgsts_probe on tests/data/capture/async/ldgsts_smoke.txt (12 probes)."""
+    doc = traceio.load(DATA / "smoke_ldgsts.json")
+    patterns = [line.split() for line in (DATA / "ldgsts_smoke.txt").read_text().splitlines()]
+    launches = doc["launches"][1:]  # the first launch is the program's base probe of pattern 0
+    assert len(launches) == len(patterns) == 12
+    widths = {"probe_cpasync_ca_4": 4, "probe_cpasync_ca_8": 8, "probe_cpasync_ca_16": 16,
+              "probe_cpasync_cg_16": 16}
+    for launch, pattern in zip(launches, patterns, strict=True):
+        kernel, mask = pattern[1], int(pattern[2])
+        shared = np.asarray(pattern[3:35], np.int64)
+        (site,) = launch["sites"]
+        assert (site["op"], site["width"]) == ("ldgsts", widths[kernel])
+        assert ("BYPASS" in site["sass"]) == kernel.endswith("cg_16")
+        records = launch["records"]
+        assert int(records["active"][0]) == mask
+        lanes = ((mask >> np.arange(32)) & 1).astype(bool)
+        assert (records["addresses"][0][lanes] == shared[lanes] + 1024).all()
+
+
+def test_h100_trace_of_bulk_copies_and_wgmma_becomes_events():
+    doc = traceio.load(DATA / "smoke_tma_wgmma.json")
+    by_kernel: dict[str, list[dict]] = {}
+    for launch in doc["launches"]:
+        by_kernel.setdefault(launch["kernel"], []).append(launch)
+    bulk = [launch["async"]["bulk_copies"] for launch in by_kernel["bulk_copy"]]
+    assert bulk[0] == []  # the 0-byte baseline issues no copy
+    assert [copies[0]["bytes"] for copies in bulk[1:]] == [16, 128, 1024, 4096, 16384, 4096]
+    assert bulk[-1][0]["shared_start"] % 128 == 16  # the copy to a destination 16 bytes past a line
+    tma = by_kernel["tma_2d"]
+    assert all(not launch["async"]["bulk_copies"] for launch in tma)
+    assert all({u["sass"] for u in launch["async"]["unrecorded"]} == {"UTMALDG.2D"} for launch in tma)
+    wgmma = [launch["async"]["wgmma"][0] for launch in by_kernel["wgmma_probe"]]
+    assert [(w["executions"], w["a_bytes"], w["b_bytes"]) for w in wgmma] == [(1, 2048, 2048)] * 6
+
+
+def test_analyze_prints_what_it_did_not_simulate(monkeypatch, capsys):
+    from tests.test_analyze_cli import run
+
+    code, out, err = run(monkeypatch, capsys, "analyze", str(DATA / "smoke_tma_wgmma.json"), "--launch", "15")
+    assert code == 0, err
+    assert "Not simulated: wgmma at pc" in out and "4,096 operand bytes" in out
