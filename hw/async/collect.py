@@ -7,7 +7,7 @@ Each results folder holds what one hw/async/run.sh run packed: env.txt, the ncu 
 probes (one row per launch: the base probe first, then the patterns in order), the SASS dumps; the
 first run also tma_wgmma.csv and tma_wgmma_stdout.txt (the PROBE lines name each launch in order), the
 second cpasync_timing.txt. Writes OUT_DIR/sm_90_ldgsts_probes.json (both campaigns),
-OUT_DIR/sm_90_tma_wgmma_probes.json and OUT_DIR/sm_90_cpasync_timing.txt.
+OUT_DIR/sm_90_tma_wgmma_probes.json and OUT_DIR/sm_90_cpasync_timing.txt (OUT_DIR: traces/probes/async).
 """
 
 from __future__ import annotations
@@ -138,15 +138,18 @@ def tma_wgmma(results: Path, out: Path) -> None:
     if len(rows) != len(names):
         raise SystemExit(f"{len(rows)} launches for {len(names)} PROBE lines")
     metrics = [m for m in rows[0] if re.match(r"^(l1tex|smsp|sm)__", m)]
-    probes = [{"launch": i, "name": name, "kernel": row["Kernel Name"],
-               "measured": {m: number(row[m]) for m in metrics}} for i, (name, row) in enumerate(zip(names, rows,
-                                                                                                     strict=True))]
+    probes = [
+        {"launch": i, "name": name, "kernel": row["Kernel Name"],
+         "measured": {m: number(row[m]) for m in metrics}}
+        for i, (name, row) in enumerate(zip(names, rows, strict=True))
+    ]
     doc = {
         "format": "bankism-tma-wgmma-probes", "version": 1, "environment": environment(results),
         "notes": (
             "hw/async/tma_wgmma_probe.cu: one launch per probe, in order. bulk_copy: one cp.async.bulk "
-            "global -> shared of the given bytes (0: the mbarrier-only baseline). tma_2d: cp.async.bulk.tensor"
-            ".2d of 64-row boxes of a uint32 matrix under the given swizzle (copies: how many boxes). wgmma: "
+            "global -> shared of the given bytes (0: the mbarrier-only baseline). tma_2d: "
+            "cp.async.bulk.tensor.2d of 64-row boxes of a uint32 matrix under the given swizzle (copies: "
+            "how many boxes). wgmma: "
             "one wgmma.mma_async m64n64k16 f16 -> f32 by one warpgroup, A and B from shared-memory "
             "descriptors with the given swizzle field, leading (lbo) and stride (sbo) byte offsets. Counters "
             "from Nsight Compute (--page raw, --cache-control none --clock-control none)."
@@ -163,10 +166,9 @@ def main() -> None:
     ldgsts(first, second, out)
     tma_wgmma(first, out)
     timing = (second / "cpasync_timing.txt").read_text()
-    (out / "sm_90_cpasync_timing.txt").write_text(
-        "hw/async/cpasync_timing.cu on the H100, " + " ".join(environment(second).get(k) or "?" for k in
-                                                                ("gpu", "driver", "cuda", "date")) + "\n" + timing)
-
+    where = " ".join(environment(second).get(k) or "?" for k in ("gpu", "driver", "cuda", "date"))
+    header = f"hw/async/cpasync_timing.cu on the H100, {where}"
+    (out / "sm_90_cpasync_timing.txt").write_text(f"{header}\n{timing}")
 
 if __name__ == "__main__":
     main()

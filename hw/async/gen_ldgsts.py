@@ -82,24 +82,26 @@ def main() -> None:
         kernel, sass = KERNELS[(width, "ca")]
         for twin in select(measured, width, keep):
             second.append({
-                "family": twin["family"], "name": twin["name"].replace("store", "cp.async.ca") + ", global coalesced",
+                "family": twin["family"],
+                "name": twin["name"].replace("store", "cp.async.ca") + ", global coalesced",
                 "width": width, "cache": "ca", "kernel": kernel, "sass": sass, "active": twin["active"],
                 "addresses": twin["addresses"], "global": [lane * width for lane in range(32)],
                 "store_twin": twin["id"],
             })
+    L = range(32)  # noqa: N806
     shared16 = {
-        "contiguous": [lane * 16 for lane in range(32)],
-        "chunk-major 8-way (lane%8 * 1024 + lane/8 * 16)": [(lane % 8) * 1024 + (lane // 8) * 16 for lane in range(32)],
-        "chunk-major padded (lane%8 * 1040 + lane/8 * 16)": [(lane % 8) * 1040 + (lane // 8) * 16 for lane in range(32)],
-        "2-way (lane * 64)": [lane * 64 for lane in range(32)],
+        "contiguous": [lane * 16 for lane in L],
+        "chunk-major 8-way (lane%8 * 1024 + lane/8 * 16)": [(i % 8) * 1024 + (i // 8) * 16 for i in L],
+        "chunk-major padded (lane%8 * 1040 + lane/8 * 16)": [(i % 8) * 1040 + (i // 8) * 16 for i in L],
+        "2-way (lane * 64)": [lane * 64 for lane in L],
     }
     global16 = {
-        "global 1 line per quarter": [lane * 16 for lane in range(32)],
-        "global 2 lines per quarter (64 B rows 1 KiB apart)": [(lane // 4) * 1024 + (lane % 4) * 16 for lane in range(32)],
-        "global 4 lines per quarter (32 B rows 1 KiB apart)": [(lane // 2) * 1024 + (lane % 2) * 16 for lane in range(32)],
-        "global 8 lines per quarter (16 B rows 1 KiB apart)": [lane * 1024 for lane in range(32)],
-        "global 1 line per half-warp, 2 lanes per chunk": [(lane // 2) * 16 for lane in range(32)],
-        "global quarter lines swapped (lane ^ 8)": [(lane ^ 8) * 16 for lane in range(32)],
+        "global 1 line per quarter": [lane * 16 for lane in L],
+        "global 2 lines per quarter (64 B rows 1 KiB apart)": [(i // 4) * 1024 + (i % 4) * 16 for i in L],
+        "global 4 lines per quarter (32 B rows 1 KiB apart)": [(i // 2) * 1024 + (i % 2) * 16 for i in L],
+        "global 8 lines per quarter (16 B rows 1 KiB apart)": [lane * 1024 for lane in L],
+        "global 1 line per half-warp, 2 lanes per chunk": [(lane // 2) * 16 for lane in L],
+        "global quarter lines swapped (lane ^ 8)": [(lane ^ 8) * 16 for lane in L],
     }
     kernel, sass = KERNELS[(16, "ca")]
     for shared_name, shared in shared16.items():
