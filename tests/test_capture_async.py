@@ -1,16 +1,18 @@
-"""Conversion of the tracer's cp.async records and bulk-copy / wgmma events (bankism.tracing_async)."""
+"""Conversion of the tracer's cp.async records and bulk-copy / wgmma events (bankism.capture.async_events)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from bankism import traceio
 from bankism.capture import async_events as tracing_async
 from bankism.capture import convert as tracing
 from bankism.capture.disasm import SassInstruction
 from bankism.capture.raw import FLAG_WRITE, KIND_SHARED, RECORD_DTYPE
+from bankism.isa import is_bypass_ldgsts
 
 START = 0x7000_0000
 FULL = 0xFFFFFFFF
@@ -60,6 +62,17 @@ def test_ldgsts_records_become_sites_and_duplicates_are_dropped():
     # the inactive lanes' addresses are zeroed, the active ones kept
     assert launch["records"]["addresses"][1][:16].tolist() == (1024 + np.arange(16) * 4).tolist()
     assert launch["records"]["addresses"][1][16:].tolist() == [0] * 16
+
+
+@pytest.mark.parametrize(("opcode", "width"), [
+    ("LDGSTS.E", 4), ("LDGSTS.E.64", 8), ("LDGSTS.E.128", 16), ("LDGSTS.E.BYPASS.128", 16),
+    ("LDGSTS.E.BYPASS.LTC128B.128", 16),
+])
+def test_ldgsts_opcodes_decode_to_op_and_width(opcode, width):
+    """isa.py: the op from the family, the width from the opcode when the record has none."""
+    assert tracing.classify_site(opcode, KIND_SHARED, FLAG_WRITE, 0, 0)["width"] == width
+    assert tracing.classify_site(opcode, KIND_SHARED, FLAG_WRITE, 0, 0)["op"] == "ldgsts"
+    assert is_bypass_ldgsts(opcode) == ("BYPASS" in opcode)
 
 
 def test_classify_site_without_sass_uses_the_record_kind():

@@ -34,7 +34,7 @@ from bankism.capture.raw import (
 from bankism.capture.run import TraceOptions, parse_blocks, run_traced, validate_options
 from bankism.capture.toolkit import environment, find_toolkit
 from bankism.errors import BankismError
-from bankism.isa import matrix_shape_of_sass, op_of_sass
+from bankism.isa import ldgsts_width_of_sass, matrix_shape_of_sass, op_of_sass
 
 
 def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrices: int) -> dict[str, Any]:
@@ -50,6 +50,8 @@ def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrice
     if op in MATRIX_OPS:
         count, trans = matrix_shape_of_sass(opcode, matrices)
         return {"op": op, "width": 16, "matrices": count, "trans": trans}
+    if op == "ldgsts" and not width:
+        width = ldgsts_width_of_sass(opcode) or 16
     return {"op": op, "width": int(width), "matrices": None, "trans": False}
 
 
