@@ -80,7 +80,7 @@ def test_classify_site_without_sass_uses_the_record_kind():
     assert shape == {"op": "ldgsts", "width": 8, "matrices": None, "trans": False}
 
 
-def test_events_become_the_async_block_and_unrecorded_sass_is_listed():
+def test_events_become_the_async_block_and_unrecorded_tma_is_listed():
     records = np.concatenate([
         _record(0x200, tracing_async.KIND_BULK_COPY, [2048, 4096, 1032, 0], active=1, width=0),
         _record(0x200, tracing_async.KIND_BULK_COPY, [6144, 1024, 1032, 0], active=1, width=0),
@@ -96,9 +96,9 @@ def test_events_become_the_async_block_and_unrecorded_sass_is_listed():
     assert block["wgmma"] == [{
         "pc": 0x1B0, "sass": "HGMMA.64x64x16.F32", "file": "/src/k.cu", "line": 13, "executions": 2,
         "a_bytes": 2048, "b_bytes": 4096, "a_from_registers": 1, "partial_warp_mask": 1}]
-    # LDGSTS at 0x230/0x240 and UTMALDG were never recorded; LDS is not an async class
-    assert [(u["pc"], u["sass"]) for u in block["unrecorded"]] == [
-        (0x230, "LDGSTS.E.BYPASS.128"), (0x240, "LDGSTS.E"), (0x2A0, "UTMALDG.2D")]
+    # UTMALDG has no record (TMA: no Sanitizer callback); UBLKCP and HGMMA were recorded as events, and a
+    # recorded cp.async is no longer "unrecorded": none of them is listed
+    assert [(u["sass"], u["instructions"]) for u in launch["unrecorded_shared"]] == [("UTMALDG.2D", 1)]
     doc = {"format": "bankism-trace", "version": 1, "environment": {"arch": "sm_90"}, "launches": [launch]}
     traceio.validate(doc)
 
@@ -169,13 +169,15 @@ def test_h100_trace_of_bulk_copies_and_wgmma_becomes_events():
     by_kernel: dict[str, list[dict]] = {}
     for launch in doc["launches"]:
         by_kernel.setdefault(launch["kernel"], []).append(launch)
-    bulk = [launch["async"]["bulk_copies"] for launch in by_kernel["bulk_copy"]]
+    bulk = [launch.get("async", {}).get("bulk_copies", []) for launch in by_kernel["bulk_copy"]]
     assert bulk[0] == []  # the 0-byte baseline issues no copy
     assert [copies[0]["bytes"] for copies in bulk[1:]] == [16, 128, 1024, 4096, 16384, 4096]
     assert bulk[-1][0]["shared_start"] % 128 == 16  # the copy to a destination 16 bytes past a line
     tma = by_kernel["tma_2d"]
-    assert all(not launch["async"]["bulk_copies"] for launch in tma)
-    assert all({u["sass"] for u in launch["async"]["unrecorded"]} == {"UTMALDG.2D"} for launch in tma)
+    assert all("async" not in launch for launch in tma)
+    assert all({u["sass"] for u in launch["unrecorded_shared"]} == {"UTMALDG.2D"} for launch in tma)
+    # the 0-byte bulk-copy launch never ran its UBLKCP: it stays in unrecorded_shared, the others do not
+    assert [len(launch["unrecorded_shared"]) for launch in by_kernel["bulk_copy"]] == [1, 0, 0, 0, 0, 0, 0]
     wgmma = [launch["async"]["wgmma"][0] for launch in by_kernel["wgmma_probe"]]
     assert [(w["executions"], w["a_bytes"], w["b_bytes"]) for w in wgmma] == [(1, 2048, 2048)] * 6
 

@@ -3,9 +3,9 @@
 The tracer records cp.async (LDGSTS) per lane like any shared access (record kind 3, a site with op
 ``ldgsts``). Bulk copies (kind 4) and wgmma operand reads (kind 5) are warp- or warpgroup-level events
 with no per-lane addresses: they become the launch's ``async`` summary, one entry per instruction
-(program counter), with executions and bytes. SASS instructions of these classes that the tracer did not
-record at all (TMA tensor copies: the Sanitizer API has no callback for them) are listed as
-``unrecorded``, so ``analyze`` can say which shared traffic it did not see.
+(program counter), with executions and bytes. What the tracer cannot record at all (TMA tensor copies:
+the Sanitizer API has no callback for them) is in the launch's ``unrecorded_shared`` (convert.py), less
+the instructions the events did record.
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-
-from bankism.isa import async_class_of_sass
 
 KIND_ASYNC_COPY, KIND_BULK_COPY, KIND_WGMMA = 3, 4, 5
 EVENT_KINDS = (KIND_BULK_COPY, KIND_WGMMA)
@@ -92,15 +90,9 @@ def _site_fields(offset: int, sass: dict[int, Any]) -> dict[str, Any]:
 
 
 def async_summary(
-    events: np.ndarray, offsets: np.ndarray, sass: dict[int, Any], recorded_offsets: set[int],
-    display_path: Any = None,
+    events: np.ndarray, offsets: np.ndarray, sass: dict[int, Any], display_path: Any = None,
 ) -> dict[str, Any]:
-    """The launch's ``async`` block from its event records (and the function's SASS map).
-
-    ``offsets``: each event's byte offset in its function; ``recorded_offsets``: the offsets of the
-    launch's sites and events, so instructions of ASYNC_SHARED_SASS classes without any record can be
-    listed as unrecorded.
-    """
+    """The launch's ``async`` block from its event records (``offsets``: their offsets in the function)."""
     bulk: list[dict[str, Any]] = []
     wgmma: list[dict[str, Any]] = []
     for offset in np.unique(offsets).tolist():
@@ -126,12 +118,10 @@ def async_summary(
                 "b_bytes": int(b_bytes.sum()), "a_from_registers": int((a_bytes == 0).sum()),
                 "partial_warp_mask": int((~full).sum()),
             })
-    unrecorded = []
-    for offset, instruction in sorted(sass.items()):
-        what = async_class_of_sass(instruction.opcode)
-        if what and offset not in recorded_offsets:
-            fields = _site_fields(offset, sass)
-            if display_path is not None:
-                fields["file"] = display_path(fields["file"])
-            unrecorded.append({**fields, "what": what})
-    return {"bulk_copies": bulk, "wgmma": wgmma, "unrecorded": unrecorded}
+    return {"bulk_copies": bulk, "wgmma": wgmma}
+
+
+def without_recorded_events(unrecorded: list[dict[str, Any]], block: dict[str, Any]) -> list[dict[str, Any]]:
+    """``unrecorded_shared`` less the instructions the launch's events did record (by SASS opcode)."""
+    recorded = {entry.get("sass") for kind in ("bulk_copies", "wgmma") for entry in block.get(kind, [])}
+    return [entry for entry in unrecorded if entry["sass"] not in recorded]

@@ -42,6 +42,7 @@ def build_report(analysis: Analysis) -> dict:
         },
         "shared_arrays": [_array_info(a) for a in analysis.shared_arrays],
         "matrices": [{"name": m.name, "dtype": m.pointee.name} for m in analysis.matrices],
+        "assumptions": list(analysis.assumptions),
         "sites": [_site_report(analysis, site) for site in analysis.sites],
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
@@ -81,12 +82,16 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
     report = {
         "line": site.line,
         "column": site.column + 1,
-        "source": _source_line(analysis, site.line),
+        "file": site.file or analysis.filename,
+        "call_stack": [{"function": name, "line": line, "file": file or analysis.filename}
+                       for name, line, file in site.stack],
+        "source": _source_line(analysis, site.file, site.line),
         "expression": " ".join(site.expression.split()),
         "array": site.array,
         "shared_array": site.region.name,
         "op": site.op,
         "atomic_op": site.atomic_op,
+        "sass": site.sass,
         "width": site.width,
         "dtype": site.type.name,
         "instructions": n,
@@ -113,10 +118,22 @@ def _cycles(result: SimulationResult) -> float | None:
     return float(cycles.sum())
 
 
-def _source_line(analysis: Analysis, line: int) -> str:
-    if 1 <= line <= len(analysis.source_lines):
-        return analysis.source_lines[line - 1].strip()
+def _source_line(analysis: Analysis, file: str, line: int) -> str:
+    """Line ``line`` of ``file`` as written (an included header's own text for its lines)."""
+    lines = analysis.source_lines
+    if file and file != analysis.filename:
+        lines = _file_lines(file)
+    if 1 <= line <= len(lines):
+        return lines[line - 1].strip()
     return ""
+
+
+def _file_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
 
 
 def _explanations(result: SimulationResult, blocks: list, warps: np.ndarray) -> list[dict]:
@@ -142,16 +159,13 @@ def _bank_map(bank_map: BankMap) -> dict:
     """The engine's bank map of one instruction as data: per lane group, the words each
     bank serves and the lanes asking for them."""
     groups = []
-    for lanes, per_bank in zip(bank_map.groups, bank_map.banks, strict=True):
+    for t, (lanes, per_bank) in enumerate(zip(bank_map.groups, bank_map.banks, strict=True)):
         banks = []
         for bank, hits in enumerate(per_bank):
             if not hits:
                 continue
-            words: dict[int, list[int]] = {}
-            for lane, word in hits:
-                words.setdefault(int(word), []).append(int(lane))
             cells = [{"word": w, "byte": w * bank_map.bank_bytes, "lanes": lane_list}
-                     for w, lane_list in words.items()]
+                     for w, lane_list in bank_map.words(t, bank)]
             banks.append({"bank": bank, "words": cells})
         groups.append({"lanes": [int(lanes[0]), int(lanes[-1])], "banks": banks})
     return {"groups": groups, "wavefronts_per_group": [int(w) for w in bank_map.wavefronts_per_transaction],
