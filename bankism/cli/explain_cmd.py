@@ -34,6 +34,12 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def _name(text: str, option: str) -> str:
+    if not text.strip().isidentifier():
+        raise BankismError(f"{option} {text!r}: expected a macro NAME")
+    return text.strip()
+
+
 def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
     out = []
     for name, value in _pairs(items, "--when"):
@@ -75,6 +81,12 @@ def register(app: typer.Typer) -> None:
             help="Block to simulate, X[,Y[,Z]] (repeatable; 'all' for the whole grid).")] = None,
         define: Annotated[list[str] | None, typer.Option(
             "-D", "--define", help="NAME=VALUE: macro, template parameter or scalar argument.")] = None,
+        include_dir: Annotated[list[str] | None, typer.Option(
+            "-I", "--include-dir", help="DIR: search it for #include files, as nvcc -I (repeatable).")] = None,
+        pre_include: Annotated[list[str] | None, typer.Option(
+            "-include", "--pre-include", help="FILE: include it before the source, as nvcc -include.")] = None,
+        undefine: Annotated[list[str] | None, typer.Option(
+            "-U", "--undefine", help="NAME: undefine a macro (wins over the file's #define).")] = None,
         snapshot: Annotated[int | None, typer.Option(help="Show the shared arrays right after LINE.")] = None,
         when: Annotated[list[str] | None, typer.Option(
             help="VAR=VALUE: take the snapshot when VAR has this value (repeatable).")] = None,
@@ -113,6 +125,9 @@ def register(app: typer.Typer) -> None:
             arch=arch,
             trace=trace,
             trace_launch=launch,
+            include_dirs=list(include_dir or []),
+            pre_includes=list(pre_include or []),
+            undefines=[_name(n, "-U") for n in undefine or []],
         )
         source = _read(path)
         try:

@@ -29,6 +29,9 @@ class ExplainOptions:
     arch: str = "sm_90"
     trace: str | None = None
     trace_launch: int | None = None
+    include_dirs: list[str] = field(default_factory=list)
+    pre_includes: list[str] = field(default_factory=list)
+    undefines: list[str] = field(default_factory=list)
 
 
 @dataclass
