@@ -17,7 +17,7 @@ UNSUPPORTED = DATA / "unsupported"
 
 @pytest.mark.parametrize(("name", "line", "words"), [
     ("switch.cu", 4, "unsupported construct: switch statement"),
-    ("inline_asm.cu", 5, "unsupported construct: inline assembly"),
+    ("inline_asm.cu", 6, "unsupported construct: PTX instruction st.async.shared::cluster"),
     ("struct_type.cu", 5, "unsupported construct: unknown type 'Pair'"),
     ("data_dependent.cu", 6, "depends on values read from global memory (data)"),
     ("out_of_bounds.cu", 4, "thread (31,0,0) accesses s at byte 128, outside its 128 bytes"),

@@ -39,10 +39,7 @@ def _traces() -> list[tuple[Path, Path]]:
 
 #: Traces of kernels explain refuses, and why: each must still be refused (strict xfail), so
 #: a new refusal of any other trace fails the test instead of hiding as a skip.
-EXPECTED_REFUSALS = {
-    "ldmatrix_tile.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
-    "ldmatrix_tile_swizzled.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
-}
+EXPECTED_REFUSALS: dict[str, str] = {}
 #: Register-tiled SGEMM: interpreting its blocks takes over 10 s each.
 SLOW = {"sgemm_regtile.json", "sgemm_regtile_padded.json"}
 

@@ -82,9 +82,9 @@ def register(app: typer.Typer) -> None:
         define: Annotated[list[str] | None, typer.Option(
             "-D", "--define", help="NAME=VALUE: macro, template parameter or scalar argument.")] = None,
         include_dir: Annotated[list[str] | None, typer.Option(
-            "-I", "--include-dir", help="DIR: search it for #include files, as nvcc -I (repeatable).")] = None,
+            "-I", "--include-dir", help="DIR: search it for #include files, like nvcc -I.")] = None,
         pre_include: Annotated[list[str] | None, typer.Option(
-            "-include", "--pre-include", help="FILE: include it before the source, as nvcc -include.")] = None,
+            "-include", "--pre-include", help="FILE: include it first, like nvcc -include.")] = None,
         undefine: Annotated[list[str] | None, typer.Option(
             "-U", "--undefine", help="NAME: undefine a macro (wins over the file's #define).")] = None,
         snapshot: Annotated[int | None, typer.Option(help="Show the shared arrays right after LINE.")] = None,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bankism.analyze import CLASSES, METRICS, OP_CLASS, LaunchReport, analyze_launch
+from bankism.analyze import CLASSES, COUNTED_AS_INSTRUCTIONS, METRICS, OP_CLASS, LaunchReport, analyze_launch
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
 from bankism.traceio import Trace, open_trace
@@ -273,7 +273,8 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     source: dict[str, dict[str, float]] = {c: {m: 0.0 for m in METRICS} for c in CLASSES}
     for site in report["sites"]:
         totals = source[OP_CLASS[site["op"]]]
-        totals["instructions"] += site["instructions"] * scale
+        if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
+            totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
         totals["conflicts"] += site["conflicts"] * scale
     return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}

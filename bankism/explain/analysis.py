@@ -59,8 +59,8 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         if request is not None and not machine.snapshot_taken:
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     first = machines[0]
-    op_order = {"load": 0, "atomic": 1, "store": 2}
-    sites = sorted(recorder.sites.values(), key=lambda s: (s.line, s.column, op_order[s.op], s.order))
+    op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
+    sites = sorted(recorder.sites.values(), key=lambda s: (s.line, s.column, op_order.get(s.op, 1), s.order))
     return Analysis(
         filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,

@@ -100,6 +100,8 @@ class Calls:
                 else:
                     raise Failure(expr, f"template argument for {param.name} must be a type")
             else:
+                if isinstance(given, S.TypeName) and not given.pointers and not given.dims:
+                    given = S.Name(given.line, given.text, given.base)  # `f<N>()`: N parses as a type
                 if isinstance(given, S.Expr):
                     value = self.integer_constant(given, mask, "template argument")
                     scope[param.name] = constant(C.INT, value)

@@ -36,6 +36,8 @@ from bankism.explain.memory import (
     layout_static,
     window_base,
 )
+from bankism.explain.ptx import Asm
+from bankism.explain.ptx_exec import InlinePtx
 from bankism.explain.recording import Recorder, SourceSite
 from bankism.explain.statements import Statements
 from bankism.explain.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant, unknown
@@ -47,7 +49,7 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls):
+class Machine(Statements, Expressions, Lvalues, Calls, InlinePtx):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -80,7 +82,7 @@ class Machine(Statements, Expressions, Lvalues, Calls):
             S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
             S.IncDec: self._incdec, S.Binary: self._binary, S.Assign: self._assign,
             S.Conditional: self._conditional, S.Comma: self._comma, S.SizeOf: self._sizeof,
-            S.InitList: self._init_list_value,
+            S.InitList: self._init_list_value, Asm: self._asm,
         }
         self._stmt = {
             S.ExprStmt: self._expr_stmt, S.Decl: self._decl, S.Block: self._block, S.If: self._if,

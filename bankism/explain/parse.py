@@ -13,6 +13,7 @@ from bankism.errors import BankismError
 from bankism.explain import syntax as S
 from bankism.explain.ctype import integer_literal_type
 from bankism.explain.preprocess import Preprocessed
+from bankism.explain.ptx import convert_asm
 from bankism.explain.treesitter import SPACE, child_of_type, named_children, node_text, parser, snippet
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
@@ -465,6 +466,8 @@ class _Converter:
             return S.SizeOf(line, text, self.expr(node.child_by_field_name("value")))
         if kind == "initializer_list":
             return S.InitList(line, text, [self.expr(c) for c in named_children(node)])
+        if kind == "gnu_asm_expression":
+            return convert_asm(self, node)
         names = {
             "lambda_expression": "lambda", "new_expression": "new", "delete_expression": "delete",
             "this": "this", "compound_literal_expression": "compound literal",

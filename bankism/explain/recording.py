@@ -32,6 +32,7 @@ class SourceSite:
     order: int
     atomic_op: str | None = None
     span: tuple[int, int] = (0, 0)
+    matrices: int | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)
@@ -46,12 +47,12 @@ class Recorder:
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
-               span: tuple[int, int] | None = None) -> None:
+               span: tuple[int, int] | None = None, matrices: int | None = None) -> None:
         key = (id(node), op)
         site = self.sites.get(key)
         if site is None:
             site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
-                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line))
+                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line), matrices)
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)
