@@ -41,6 +41,7 @@ from bankism.explain.ptx_exec import InlinePtx
 from bankism.explain.recording import Recorder, SourceSite
 from bankism.explain.statements import Statements
 from bankism.explain.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant, unknown
+from bankism.explain.wmma import fragment_type
 
 #: Kept for callers that import them from here.
 __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite", "TypeAlias"]
@@ -312,7 +313,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, InlinePtx):
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
             return init.type
-        t = C.lookup(base)
+        t = C.lookup(base) or fragment_type(base)
         if t is None:
             if base in C.UNSUPPORTED_TYPES:
                 raise Failure(type_name, f"unsupported construct: type {base}")

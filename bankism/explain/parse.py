@@ -15,6 +15,7 @@ from bankism.explain.ctype import integer_literal_type
 from bankism.explain.preprocess import Preprocessed
 from bankism.explain.ptx import convert_asm
 from bankism.explain.treesitter import SPACE, child_of_type, named_children, node_text, parser, snippet
+from bankism.explain.wmma import type_name as wmma_type_name
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
@@ -220,10 +221,11 @@ class _Converter:
         type_node = node.child_by_field_name("type")
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
-        if type_node.type in ("template_type", "struct_specifier", "class_specifier", "union_specifier",
-                              "enum_specifier", "decltype"):
+        fragment = wmma_type_name(type_node)
+        if fragment is None and type_node.type in ("template_type", "struct_specifier", "class_specifier",
+                                                   "union_specifier", "enum_specifier", "decltype"):
             raise self.unsupported(type_node, type_node.type.replace("_", " "))
-        base = SPACE.sub(" ", node_text(type_node)).strip().split("::")[-1]
+        base = fragment or SPACE.sub(" ", node_text(type_node)).strip().split("::")[-1]
         if type_node.type == "sized_type_specifier":
             base = " ".join(node_text(c) for c in type_node.children)
         const = False
