@@ -25,6 +25,7 @@ from bankism.explain.bindings import (
     Variable,
 )
 from bankism.explain.calls import Calls
+from bankism.explain.control import Control, Goto, Label, LabeledBlock, Switch
 from bankism.explain.ctype import CType
 from bankism.explain.expressions import Expressions
 from bankism.explain.lvalues import Lvalues
@@ -50,7 +51,7 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, InlinePtx):
+class Machine(Statements, Expressions, Lvalues, Calls, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -88,7 +89,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, InlinePtx):
         self._stmt = {
             S.ExprStmt: self._expr_stmt, S.Decl: self._decl, S.Block: self._block, S.If: self._if,
             S.For: self._for, S.While: self._while, S.DoWhile: self._do_while, S.Return: self._return,
-            S.Break: self._break, S.Continue: self._continue,
+            S.Break: self._break, S.Continue: self._continue, Switch: self._switch, Goto: self._goto,
+            Label: self._label, LabeledBlock: self._labeled_block,
         }
         self.matrices: list[GlobalMatrix] = []
         self.globals: dict[str, object] = {}

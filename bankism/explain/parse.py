@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bankism.errors import BankismError
+from bankism.explain import control
 from bankism.explain import syntax as S
 from bankism.explain.ctype import integer_literal_type
 from bankism.explain.preprocess import Preprocessed
@@ -294,6 +295,9 @@ class _Converter:
         self._check(node)
         line, end, text = self._line(node), self._end_line(node), node_text(node)
         kind = node.type
+        if kind in ("switch_statement", "goto_statement", "labeled_statement") or (
+                kind == "compound_statement" and control.has_labels(node)):
+            return control.convert(self, node)
         if kind == "compound_statement":
             body = [self.statement(c) for c in node.named_children if c.type not in _SKIPPED_STATEMENTS]
             return S.Block(line, text, end, body)
