@@ -14,6 +14,7 @@ import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
+from bankism.explain import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain import syntax as S
 from bankism.explain.bindings import (
     BlockContext,
