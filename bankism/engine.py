@@ -596,7 +596,8 @@ def simulate(
     ``addresses``: byte offsets in the shared window, shape (32,) or (N, 32). ``active``:
     None, bool lanes of the same shape, or integer bitmasks. Matrix ops take
     ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
-    ``atomic_op`` ("add", "exch" or "cas") picks the atomic instruction for op="atomic".
+    ``atomic_op`` (one of ``arch.ATOMIC_OPS``: "add", "exch", "cas", "popc_inc", "min", ...) picks the
+    atomic instruction for op="atomic".
     """
     width = _check_arguments(width, op, matrices, arch, atomic_op)
     if matrices is not None:

@@ -11,10 +11,17 @@ from __future__ import annotations
 #: SASS family -> engine op.
 SASS_OPS = {"LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix"}
 
-#: ATOMS modifier -> engine atomic_op. ``CAST`` (with ``SPIN``) is the compare-and-store of a CAS retry loop.
-ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin"}
+#: ATOMS modifier -> engine atomic_op, the first listed modifier of an opcode deciding. ``CAST`` (with
+#: ``SPIN``) is the compare-and-store of a CAS retry loop; ``POPC`` is ``ATOMS.POPC.INC.32``, what
+#: ``atomicAdd(&s[i], 1)`` compiles to when its result is unused. Every entry is measured on the H100
+#: (traces/probes/sm_90_probes.json, traces/probes/sm_90_atomics.json; SASS in traces/probes/sass.txt and
+#: traces/probes/sm_90_atomics_sass.txt).
+ATOMIC_SASS = {
+    "ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin", "POPC": "popc_inc",
+    "INC": "inc", "DEC": "dec", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or", "XOR": "xor",
+}
 
-#: The atomic_op of an ATOMS opcode that names none of ATOMIC_SASS's modifiers.
+#: The atomic_op assumed for an atomic site whose SASS opcode is unknown (a trace without disassembly).
 DEFAULT_ATOMIC_OP = "add"
 
 #: Matrix counts an LDSM/STSM opcode can end with (``.1``, ``.2``, ``.4``).
@@ -32,10 +39,32 @@ def op_of_sass(opcode: str | None) -> str | None:
     return SASS_OPS.get(parts[0]) if parts else None
 
 
-def atomic_op_of_sass(opcode: str | None) -> str:
-    """The engine atomic_op of an ATOMS opcode (``ATOMS.CAST.SPIN.64`` -> ``cas_spin``)."""
+def atomic_op_of_sass(opcode: str | None) -> str | None:
+    """The engine atomic_op of an ATOMS opcode (``ATOMS.CAST.SPIN.64`` -> ``cas_spin``).
+
+    DEFAULT_ATOMIC_OP when there is no opcode; None when the opcode names no measured operation
+    (the instruction cannot be modelled).
+    """
+    if not opcode:
+        return DEFAULT_ATOMIC_OP
     found = [ATOMIC_SASS[p] for p in opcode_parts(opcode)[1:] if p in ATOMIC_SASS]
-    return found[0] if found else DEFAULT_ATOMIC_OP
+    return found[0] if found else None
+
+
+def unmodelled_reason(opcode: str | None) -> str | None:
+    """Why a recorded shared-memory instruction with this SASS opcode cannot be simulated, else None.
+
+    An opcode of a family outside SASS_OPS, or an ATOMS opcode naming no measured operation, is
+    unknown; a site without an opcode is classified from the tracer's flags instead.
+    """
+    parts = opcode_parts(opcode)
+    if not parts:
+        return None
+    if parts[0] not in SASS_OPS:
+        return f"unknown shared-memory opcode {opcode}: no measured rule"
+    if SASS_OPS[parts[0]] == "atomic" and atomic_op_of_sass(opcode) is None:
+        return f"unknown atomic opcode {opcode}: no measured rule"
+    return None
 
 
 def matrix_shape_of_sass(opcode: str | None, recorded: int) -> tuple[int, bool]:

@@ -58,15 +58,19 @@ def _scalars(values: list[Value], expr: S.Call) -> list[Scalar]:
 
 
 def _no_op(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    if expr.function == "__syncthreads" and not mask.full and not _whole_block(machine, mask):
-        raise Failure(expr, "__syncthreads() reached by only part of the block (undefined behaviour)")
+    if expr.function == "__syncthreads":
+        block_barrier(machine, expr, mask, "__syncthreads()")
     return constant(C.INT, 0)
 
 
-def _whole_block(machine, mask: Mask) -> bool:  # noqa: ANN001
-    """Threads that returned early do not count against a __syncthreads()."""
+def block_barrier(machine, expr: S.Node, mask: Mask, what: str) -> None:  # noqa: ANN001
+    """A barrier of the whole block: every thread that has not returned must reach it
+    (threads that returned early do not count against it)."""
+    if mask.full:
+        return
     alive = ~machine.frames[0].returned
-    return bool((mask.arr | ~alive).all())
+    if not bool((mask.arr | ~alive).all()):
+        raise Failure(expr, f"{what} reached by only part of the block (undefined behaviour)")
 
 
 for _name in _NO_OPS:
@@ -395,3 +399,64 @@ BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
 for _name in ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
               "ldmatrix", "wmma", "clock", "clock64"):
     BUILTINS[_name] = _unsupported
+
+
+# --- 24-bit multiplies, bit casts, textures ----------------------------------------------
+
+
+def _mul24(signed: bool) -> Handler:
+    """__mul24/__umul24: the low 32 bits of the product of the low 24 bits of each operand
+    (sign-extended for __mul24)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        a, b = _scalars(_args(machine, expr, mask, 2), expr)
+        t = C.INT if signed else C.UINT
+        x = np.asarray(convert(a, t).data).astype(np.int64) & 0xFFFFFF
+        y = np.asarray(convert(b, t).data).astype(np.int64) & 0xFFFFFF
+        if signed:
+            x = np.where(x >= 1 << 23, x - (1 << 24), x)
+            y = np.where(y >= 1 << 23, y - (1 << 24), y)
+        product = (x * y) & 0xFFFFFFFF
+        data = product.astype(np.uint32).astype(t.dtype)
+        known = and_flags(a.known, b.known)
+        return Scalar(t, data if data.ndim else data[()], known, None, a.taint or b.taint)
+
+    return handler
+
+
+BUILTINS["__mul24"] = _mul24(True)
+BUILTINS["__umul24"] = _mul24(False)
+
+
+def _bit_cast(source: C.CType, target: C.CType) -> Handler:
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        (value,) = _scalars(_args(machine, expr, mask, 1), expr)
+        data = np.asarray(convert(value, source).data).astype(source.dtype).view(target.dtype)
+        return Scalar(target, data if data.ndim else data[()], value.known, None, value.taint)
+
+    return handler
+
+
+for _name, _source, _target in (
+    ("__int_as_float", C.INT, C.FLOAT), ("__uint_as_float", C.UINT, C.FLOAT),
+    ("__float_as_int", C.FLOAT, C.INT), ("__float_as_uint", C.FLOAT, C.UINT),
+    ("__longlong_as_double", C.LLONG, C.DOUBLE), ("__double_as_longlong", C.DOUBLE, C.LLONG),
+):
+    BUILTINS[_name] = _bit_cast(_source, _target)
+
+
+def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """A texture read (tex1Dfetch, tex2D, ...): its value is not known, as a global load's."""
+    for arg in expr.args:
+        machine.eval(arg, mask)
+    t = C.FLOAT
+    if expr.template_args:
+        t = machine.resolve_type(expr.template_args[0], mask)
+    if t.kind == "vec":
+        return Vector(t, [unknown(t.elem, "values read from a texture") for _ in range(t.count)])
+    return unknown(t, "values read from a texture")
+
+
+for _name in ("tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLayered", "texCubemap",
+              "tex2DLod", "tex1DLod", "tex3DLod", "surf2Dread", "surf1Dread"):
+    BUILTINS[_name] = _texture

@@ -66,7 +66,7 @@ def convert(converter, node: Node) -> S.Stmt:  # noqa: ANN001
             if child.type != "case_statement":
                 raise converter.unsupported(child, "statement before the first case of a switch")
             value = child.child_by_field_name("value")
-            statements = [converter.statement(c) for c in named_children(child)
+            statements = [converter.lazy_statement(c) for c in named_children(child)
                           if (value is None or c.id != value.id) and c.type != "comment"]
             cases.append(Case(converter._line(child), node_text(child),
                               converter.expr(value) if value is not None else None, statements))
@@ -78,8 +78,8 @@ def convert(converter, node: Node) -> S.Stmt:  # noqa: ANN001
     if node.type == "labeled_statement":
         label = node_text(node.child_by_field_name("label"))
         inner = [c for c in named_children(node) if c.type != "statement_identifier"]
-        return Label(line, text, end, label, converter.statement(inner[0]) if inner else None)
-    body = [converter.statement(c) for c in node.named_children
+        return Label(line, text, end, label, converter.lazy_statement(inner[0]) if inner else None)
+    body = [converter.lazy_statement(c) for c in node.named_children
             if c.type not in ("comment", "preproc_call", ";", "attributed_statement_empty")]
     return LabeledBlock(line, text, end, body)
 

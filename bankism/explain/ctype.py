@@ -10,7 +10,9 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class CType:
-    """One C type. ``kind`` is "int", "float", "bool", "vec", "ptr", "array" or "void".
+    """One C type. ``kind`` is "int", "float", "bool", "vec", "ptr", "array", "void",
+    "struct" (structs, classes and unions), "group" (cooperative groups), "closure"
+    (lambdas) or "functor" (cooperative groups' function objects).
 
     ``elem`` is the component type of a vector, the pointee of a pointer and the element
     type of an array; ``count`` is the number of vector components or array elements.
@@ -25,6 +27,10 @@ class CType:
     rank: int = 0
     elem: CType | None = None
     count: int = 1
+    #: Structs: (member name, type, byte offset) per data member, and the instantiation
+    #: record (definition and template bindings) the interpreter keeps.
+    fields: tuple = ()
+    info: object = None
 
     def __str__(self) -> str:
         return self.name
@@ -128,8 +134,8 @@ SCALARS: dict[str, CType] = {
     "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG,
     "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
     "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
-    "half": HALF, "__half": HALF, "__nv_bfloat16": BF16, "nv_bfloat16": BF16, "__nv_fp8_e4m3": FP8_E4M3,
-    "__nv_fp8_e5m2": FP8_E5M2,
+    "half": HALF, "__half": HALF, "cudaTextureObject_t": ULLONG, "cudaSurfaceObject_t": ULLONG,
+    "__nv_bfloat16": BF16, "nv_bfloat16": BF16, "__nv_fp8_e4m3": FP8_E4M3, "__nv_fp8_e5m2": FP8_E5M2,
     "float": FLOAT, "double": DOUBLE,
 }
 
@@ -170,6 +176,20 @@ for _fp8 in (FP8_E4M3, FP8_E5M2):
         VECTORS[_name] = CType(_name, "vec", _count, _count, None, True, 0, _fp8, _count)
 VECTORS["dim3"] = VECTORS["uint3"]
 
+#: Cooperative groups' types (the namespace is dropped): what each group is.
+GROUP_TYPES = {
+    "thread_block": "block",
+    "thread_group": "any",
+    "thread_block_tile": "tile",
+    "coalesced_group": "coalesced",
+    "grid_group": "grid",
+    "cluster_group": "cluster",
+    "multi_grid_group": "grid",
+}
+GROUP = CType("cooperative group", "group")
+CLOSURE = CType("lambda", "closure")
+FUNCTOR = CType("function object", "functor")
+
 UNSUPPORTED_TYPES = ("__nv_bfloat16_raw", "__nv_fp8_storage_t", "__nv_fp8x2_storage_t")
 
 
@@ -185,8 +205,17 @@ def pointer_to(pointee: CType) -> CType:
 
 def array_of(element: CType, count: int) -> CType:
     """The type '``element``[``count``]'."""
-    return CType(f"{element.name}[{count}]", "array", element.size * count, element.align, None, False, 0,
-                 element, count)
+    return CType(
+        f"{element.name}[{count}]",
+        "array",
+        element.size * count,
+        element.align,
+        None,
+        False,
+        0,
+        element,
+        count,
+    )
 
 
 def array_shape(t: CType) -> tuple[list[int], CType]:

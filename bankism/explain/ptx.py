@@ -182,7 +182,7 @@ def _statement(asm: Asm, text: str, index: int) -> PtxStatement:
     else:
         operands = [_operand_of(part) for part in _split_top(rest)] if rest.strip() else []
     shown = _show(asm, ((("@!" if guard[1] else "@") + guard[0] + " ") if guard else "") + text)
-    return PtxStatement(asm.line, shown, guard, opcode, operands, index, col=asm.col + index)
+    return PtxStatement(asm.line, shown, guard, opcode, operands, index, col=asm.col + index, file=asm.file)
 
 
 def _show(asm: Asm, text: str) -> str:

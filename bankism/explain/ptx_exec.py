@@ -332,7 +332,7 @@ class InlinePtx:
     def _record_ptx(self, stmt: PtxStatement, op: str, t: CType, region: SharedVariable,
                     addresses: np.ndarray, mask: Mask, **extra: object) -> None:
         self.recorder.record(stmt, op, t, region, addresses, mask, self.context.block_index,
-                             span=self.span, **extra)
+                             span=self.span, calls=tuple(self.call_stack), **extra)
 
     def _ld_shared(self, stmt: PtxStatement, parts: list[str], state: _State, mask: Mask) -> None:
         t, count = _element(parts, stmt)

@@ -95,7 +95,7 @@ def fragment_type(name: str) -> FragmentType | None:
         spec = FragmentSpec(use, int(m), int(n), int(k), element, layout)
     except ValueError:
         return None
-    return FragmentType(name, "wmma", 0, 1, None, False, 0, None, 1, spec)
+    return FragmentType(name, "wmma", 0, 1, None, False, 0, None, 1, spec=spec)
 
 
 # --- the instructions nvcc emits ------------------------------------------------------------
@@ -216,7 +216,7 @@ def _transfer(machine, expr: S.Call, mask: Mask, load: bool) -> Value:  # noqa: 
             recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
             extra = {"matrices": access.matrices} if access.matrices else {}
             machine.recorder.record(expr, op, recorded, region, addresses, mask, machine.context.block_index,
-                                    span=machine.span, **extra)
+                                    span=machine.span, calls=tuple(machine.call_stack), **extra)
             if not load:
                 _store(machine, addresses, access.width, variable, element, mask)
     elif not isinstance(pointer.region, GlobalMatrix):

@@ -490,12 +490,12 @@ def check(
 
 
 def check_site(
-    access: Access, block: object, loops: Mapping[str, Iterable] | None, arch: str, chunk: int = CHECK_CHUNK,
+    access: Access, block: object, loops: Mapping[str, Iterable] | None, arch: str, chunk: int | None = None,
 ) -> Site:
     """One access through the engine: in one call, or streamed ``chunk`` warp-instructions at a time."""
     if not isinstance(arch, str):
         raise BankismError(f"arch must be a string such as 'sm_90'; got {arch!r}")
-    places, pieces = evaluation_chunks(access, block, loops, chunk)
+    places, pieces = evaluation_chunks(access, block, loops, chunk or CHECK_CHUNK)
     first = next(pieces)
     following = next(pieces, None)
     if following is None:
