@@ -17,7 +17,7 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
         lines.append("")
         lines.extend(_site(site, all_warps, bank_maps, report["file"]))
     if report.get("unmodelled"):
-        lines.extend(render_unmodelled(report["unmodelled"]))
+        lines.extend(render_unmodelled(report["unmodelled"], lambda entry: _where(entry, report["file"])))
     if not report["sites"] and not report.get("unmodelled"):
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")

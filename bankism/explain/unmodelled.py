@@ -5,6 +5,8 @@ never with a count, and never sinking the rest of the report."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bankism.arch import OPS
@@ -45,15 +47,19 @@ def unmodelled_report(analysis: Analysis, site: SourceSite) -> dict:
         "expression": " ".join(site.expression.split()), "shared_array": site.region.name, "op": site.op,
         "instruction": INSTRUCTIONS.get(site.op, site.op), "bytes_per_lane": site.width,
         "instructions": int(len(warps)), "warps": per_warp, "note": NOTE,
+        "file": site.file or analysis.filename,
+        "call_stack": [{"function": name, "line": line, "file": file or analysis.filename}
+                       for name, line, file in site.stack],
     }
 
 
-def render_unmodelled(entries: list[dict]) -> list[str]:
-    """The text form: one paragraph per site, the first warp's lane addresses."""
+def render_unmodelled(entries: list[dict], where: Callable[[dict], str]) -> list[str]:
+    """The text form: one paragraph per site (``where`` names its place), the first warps'
+    lane addresses."""
     lines = []
     for entry in entries:
         lines.append("")
-        lines.append(f"line {entry['line']}: {entry['expression']} ({entry['bytes_per_lane']} bytes per lane "
+        lines.append(f"{where(entry)}: {entry['expression']} ({entry['bytes_per_lane']} bytes per lane "
                      f"into {entry['shared_array']})")
         lines.append(f"  source:      {entry['source']}")
         lines.append(f"  {entry['instruction']}; {entry['instructions']} warp-instructions: {NOTE}")
