@@ -96,6 +96,7 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         "shared_array": site.region.name,
         "op": site.op,
         "atomic_op": site.atomic_op,
+        "matrices": site.matrices,
         "width": site.width,
         "dtype": site.type.name,
         "instructions": n,
