@@ -72,3 +72,71 @@ def matrix_shape_of_sass(opcode: str | None, recorded: int) -> tuple[int, bool]:
     parts = opcode_parts(opcode)
     count = int(parts[-1]) if parts and parts[-1] in MATRIX_COUNTS else (recorded or 1)
     return count, any(p.startswith("MT") for p in parts)
+
+
+# --- CUDA atomic* calls on shared memory -> the SASS nvcc 13 emits for sm_90 ----------------------
+# Measured by compiling hw/atomics/forms.cu (every call, result used and unused) and reading cuobjdump
+# -sass (traces/probes/sm_90_atomics_sass.txt); each form's cost is in traces/probes/sm_90_atomics.json.
+
+
+class AtomicForm:
+    """What one CUDA atomic* call on a shared address compiles to on sm_90.
+
+    ``sass``: the instruction(s); ``atomic_op``: the engine's atomic_op of the atomic instruction (None
+    when bankism has no rule for it); ``loop``: None for one instruction, else the retry loop nvcc
+    emits (``"cas_spin"``: an LDS + ATOMS.CAST.SPIN pair per iteration); ``refusal``: why explain cannot
+    interpret it, or None.
+    """
+
+    __slots__ = ("sass", "atomic_op", "loop", "refusal")
+
+    def __init__(self, sass: str, atomic_op: str | None, loop: str | None = None, refusal: str | None = None):
+        self.sass, self.atomic_op, self.loop, self.refusal = sass, atomic_op, loop, refusal
+
+    def __repr__(self) -> str:
+        return f"AtomicForm({self.sass!r}, {self.atomic_op!r}, loop={self.loop!r})"
+
+
+#: (function, operand kind: "s" signed int, "u" unsigned int, "f" float, size in bytes) -> SASS opcode,
+#: for the calls that compile to one ATOMS instruction. atomicSub is an ATOMS.ADD of the negation.
+_NATIVE_ATOMIC_CALLS = {
+    ("atomicAdd", "s", 4): "ATOMS.ADD", ("atomicAdd", "u", 4): "ATOMS.ADD",
+    ("atomicSub", "s", 4): "ATOMS.ADD", ("atomicSub", "u", 4): "ATOMS.ADD",
+    ("atomicInc", "u", 4): "ATOMS.INC", ("atomicDec", "u", 4): "ATOMS.DEC",
+    ("atomicMin", "s", 4): "ATOMS.MIN.S32", ("atomicMax", "s", 4): "ATOMS.MAX.S32",
+    ("atomicMin", "u", 4): "ATOMS.MIN", ("atomicMax", "u", 4): "ATOMS.MAX",
+    ("atomicAnd", "s", 4): "ATOMS.AND", ("atomicOr", "s", 4): "ATOMS.OR", ("atomicXor", "s", 4): "ATOMS.XOR",
+    ("atomicAnd", "u", 4): "ATOMS.AND", ("atomicOr", "u", 4): "ATOMS.OR", ("atomicXor", "u", 4): "ATOMS.XOR",
+    ("atomicExch", "s", 4): "ATOMS.EXCH", ("atomicExch", "u", 4): "ATOMS.EXCH",
+    ("atomicExch", "f", 4): "ATOMS.EXCH",
+    ("atomicCAS", "s", 4): "ATOMS.CAS", ("atomicCAS", "u", 4): "ATOMS.CAS",
+    ("atomicExch", "s", 8): "ATOMS.EXCH.64", ("atomicExch", "u", 8): "ATOMS.EXCH.64",
+    ("atomicCAS", "s", 8): "ATOMS.CAS.64", ("atomicCAS", "u", 8): "ATOMS.CAS.64",
+}
+
+#: 8-byte calls nvcc compiles to an LDS.64 + ATOMS.CAST.SPIN.64 loop (no 64-bit ALU shared atomic on sm_90).
+_LOOP_64 = ("atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor")
+
+
+def atomic_form(function: str, kind: str, size: int, result_used: bool = True,
+                operand_is_one: bool = False) -> AtomicForm:
+    """The SASS nvcc emits for ``function`` (atomicAdd, atomicMin, ... without _block/_system) on a shared
+    operand of ``kind`` ("s", "u" or "f") and ``size`` bytes. ``atomicAdd(p, 1)`` whose result is unused
+    becomes ATOMS.POPC.INC.32 (a literal 1; atomicSub and other values stay ATOMS.ADD)."""
+    if function == "atomicAdd" and kind in "su" and size == 4 and operand_is_one and not result_used:
+        return AtomicForm("ATOMS.POPC.INC.32", "popc_inc")
+    opcode = _NATIVE_ATOMIC_CALLS.get((function, kind, size))
+    if opcode is not None:
+        return AtomicForm(opcode, atomic_op_of_sass(opcode))
+    if function == "atomicAdd" and kind == "f" and size == 4:
+        return AtomicForm("LDS + FADD + ATOMS.CAST.SPIN retry loop", "cas_spin", loop="cas_spin")
+    if size == 8 and (function in _LOOP_64 or (function == "atomicAdd" and kind == "f")):
+        return AtomicForm("LDS.64 + ATOMS.CAST.SPIN.64 retry loop", "cas_spin", loop="cas_spin_64",
+                          refusal=f"{function}() on an 8-byte shared value compiles to an LDS.64 + "
+                                  "ATOMS.CAST.SPIN.64 retry loop, whose iteration count is not modelled")
+    if function == "atomicCAS" and size == 2:
+        return AtomicForm("LDS + ATOMS.CAS retry loop on the enclosing word", "cas", loop="cas_word",
+                          refusal="atomicCAS() on a 2-byte shared value compiles to a 32-bit CAS loop on the "
+                                  "enclosing word, which bankism does not interpret")
+    refusal = f"{function}() on a {size}-byte shared value: no measured form"
+    return AtomicForm("unknown", None, refusal=refusal)

@@ -469,3 +469,55 @@ def test_files_check_output_names_the_problem(tmp_path):
     with pytest.raises(BankismError, match="does not exist"):
         check_output(tmp_path / "no" / "x.json", "-o")
     assert check_output(tmp_path / "new.json", "-o", [source]) == tmp_path / "new.json"
+
+
+def _inline_doc_text(tmp_path: Path, rows: list) -> str:
+    """A saved synthetic trace whose inline addresses are replaced by ``rows`` (given as JSON text)."""
+    doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 0, FULL, strided(8))]))
+    text = traceio.save(doc, tmp_path / "base.json").read_text()
+    start = text.index('"addresses": [')
+    end = text.index("]\n        ]", start) + len("]\n        ]")
+    return text[:start] + '"addresses": ' + rows + text[end:]
+
+
+ROW = ",".join(str(1024 + 4 * lane) for lane in range(32))
+QUOTED = '"x"'
+ADDRESS_VARIANTS = {
+    "plain": f"[[{ROW}],\n [{ROW}]]",
+    "one line": f"[[{ROW}],[{ROW}]]",
+    "31 and 33": f"[[{ROW.rsplit(',', 1)[0]}],[{ROW},1024]]",
+    "float": f"[[{ROW.replace('1024', '1024.0', 1)}],[{ROW}]]",
+    "exponent": f"[[{ROW.replace('1024', '1e3', 1)}],[{ROW}]]",
+    "string": f"[[{ROW.replace('1024', QUOTED, 1)}],[{ROW}]]",
+    "huge": f"[[{ROW.replace('1024', str(2**70), 1)}],[{ROW}]]",
+    "negative": f"[[{ROW.replace('1024', '-4', 1)}],[{ROW}]]",
+    "one row": f"[[{ROW}]]",
+    "empty": "[]",
+    "deeper": f"[[[{ROW}]],[{ROW}]]",
+    "plus": f"[[{ROW.replace('1024', '+1024', 1)}],[{ROW}]]",
+    "double comma": f"[[{ROW.replace(',', ',,', 1)}],[{ROW}]]",
+    "unclosed": f"[[{ROW}],[{ROW}]",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(ADDRESS_VARIANTS))
+def test_fast_inline_addresses_read_like_json(tmp_path, monkeypatch, variant):
+    """Large inline traces read their address rows with NumPy; the answer (arrays or one-line error)
+    must be the one json.loads gives."""
+    from bankism.trace import read
+
+    path = tmp_path / "t.json"
+    path.write_text(_inline_doc_text(tmp_path, ADDRESS_VARIANTS[variant]))
+    fast = []
+    real = read._parse_with_fast_addresses
+    monkeypatch.setattr(read, "_parse_with_fast_addresses", lambda *a: fast.append(real(*a)) or fast[-1])
+    outcomes = []
+    for threshold in (1 << 60, 0):  # json.loads only, then the fast path
+        monkeypatch.setattr(read, "FAST_RECORDS_BYTES", threshold)
+        try:
+            outcomes.append(traceio.load(path)["launches"][0]["records"]["addresses"].tolist())
+        except BankismError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
+    taken = variant in ("plain", "one line", "one row", "negative")
+    assert len(fast) == 1 and (fast[0] is not None) == taken

@@ -33,6 +33,8 @@ class SourceSite:
     atomic_op: str | None = None
     span: tuple[int, int] = (0, 0)
     matrices: int | None = None
+    #: The SASS nvcc emits for an atomic* call (bankism.isa.atomic_form), else None.
+    sass: str | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)
