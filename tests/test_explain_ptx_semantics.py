@@ -197,3 +197,24 @@ void run(const float *i, float *o) { k<<<1, 32>>>(i, o); }
     assert cell("h2", 0) == "=1.75"
     widths = {s["shared_array"]: s["width"] for s in report["sites"] if s["op"] == "store"}
     assert widths == {"b": 2, "b2": 4, "f8": 1, "h2": 4}
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ("  switch ((int)o[threadIdx.x]) { case 0: s[threadIdx.x] = 1; }\n",
+     "the switch condition depends on values read from global memory (o)"),
+    ("  int n = threadIdx.x; switch (1) { case n: s[0] = 1; }\n", "case label differs between threads"),
+    ("  for (int i = 0; i < 2; ++i) { if (i) goto out; s[i] = 1; }\n out: s[1] = 2;\n",
+     "goto out: its label is not later in the same loop body"),
+    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f[2];\n  wmma::fill_fragment(f[0], 0.0f);\n",
+     "local array of wmma::fragment"),
+    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n  s[0] = f.x[0];\n",
+     "member .x of wmma::fragment"),
+])
+def test_control_flow_and_fragments_explain_cannot_model_are_one_line_errors(tmp_path, body, words):
+    source = tmp_path / "e.cu"
+    source.write_text("#include <mma.h>\nusing namespace nvcuda;\n__global__ void k(float *o) {\n"
+                      "  __shared__ float s[64];\n" + body + "}\nvoid r(float *o) { k<<<1, 32>>>(o); }\n")
+    with pytest.raises(BankismError) as caught:
+        run(source)
+    message = str(caught.value)
+    assert message.startswith(f"{source}:") and words in message and "\n" not in message
