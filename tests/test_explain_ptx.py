@@ -210,17 +210,18 @@ def test_bad_include_options_are_one_line_errors(options, words):
     assert words in str(caught.value) and "\n" not in str(caught.value)
 
 
-def test_cli_include_options(tmp_path, capsys):
-    from typer.testing import CliRunner
+def test_cli_include_options(tmp_path):
+    from tests.helpers import run_cli
 
-    from bankism.cli import app, main
-
-    source = str(INCLUDE / "src" / "transpose_inc.cu")
-    good = CliRunner().invoke(app, ["explain", source, "-I", str(INCLUDE / "include"), "--json"])
-    assert good.exit_code == 0, good.output
+    source = INCLUDE / "src" / "transpose_inc.cu"
+    good = run_cli("explain", source, "-I", INCLUDE / "include", "--json")
+    assert good.returncode == 0, good.stderr
     assert json.loads(good.stdout)["shared_arrays"][0]["shape"] == [32, 33]
-    with pytest.raises(SystemExit) as stopped:
-        main(["explain", source, "-I", str(tmp_path / "none")])
-    assert stopped.value.code == 2
-    error = capsys.readouterr().err
-    assert error.startswith("error: -I ") and error.count("\n") == 1 and "no such directory" in error
+    bad = run_cli("explain", source, "-I", tmp_path / "none")
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("error: -I ") and bad.stderr.count("\n") == 1
+    assert "no such directory" in bad.stderr
+    header = tmp_path / "pad.h"
+    header.write_text("#define PAD 0\n")
+    narrow = run_cli("explain", source, "-I", INCLUDE / "include", "-include", header, "--json")
+    assert json.loads(narrow.stdout)["shared_arrays"][0]["shape"] == [32, 32]
