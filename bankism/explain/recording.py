@@ -32,6 +32,7 @@ class SourceSite:
     order: int
     atomic_op: str | None = None
     span: tuple[int, int] = (0, 0)
+    matrices: int | None = None
     #: The SASS nvcc emits for an atomic* call (bankism.isa.atomic_form), else None.
     sass: str | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
@@ -53,7 +54,7 @@ class Recorder:
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
-               span: tuple[int, int] | None = None, calls: tuple = ()) -> None:
+               span: tuple[int, int] | None = None, calls: tuple = (), matrices: int | None = None) -> None:
         """Record one access of ``node`` by the threads of ``mask``; ``calls`` is the call
         stack ((function, call expression), outermost first): each call site is its own site."""
         key = (id(node), op, tuple(id(call) for _, call in calls))
@@ -62,7 +63,8 @@ class Recorder:
             site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
                               t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
                               file=node.file,
-                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)))
+                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
+                              matrices=matrices)
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)
