@@ -433,11 +433,11 @@ def _open_with_progress(path: str, enabled: bool, console: Console | None = None
     if not enabled or size < LOAD_NOTICE_BYTES:
         return open_trace(path)
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
-    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
+    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB{hint}): " + "{task.description}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
     with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
-        progress.add_task("loading", total=None)
-        return open_trace(path)
+        task = progress.add_task("reading", total=None)
+        return open_trace(path, progress=lambda step: progress.update(task, description=step))
 
 
 # ---------------------------------------------------------------------------------------------
