@@ -297,9 +297,9 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 
 
 def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
-    """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
-    site = machine.recorder.sites.get((id(expr), op))
-    if site is not None:
+    """Label the site just recorded for ``expr`` and ``op`` with the SASS it compiles to."""
+    site = machine.recorder.last
+    if site is not None and site.op == op and site.line == expr.line:
         site.sass = sass
 
 
