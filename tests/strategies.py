@@ -15,6 +15,9 @@ KINDS = [
     ("store", 8, None, "add"), ("store", 16, None, "add"),
     ("atomic", 4, None, "add"), ("atomic", 4, None, "exch"), ("atomic", 4, None, "cas"),
     ("atomic", 8, None, "exch"), ("atomic", 8, None, "cas"), ("atomic", 8, None, "cas_spin"),
+    ("atomic", 4, None, "popc_inc"), ("atomic", 4, None, "inc"), ("atomic", 4, None, "dec"),
+    ("atomic", 4, None, "min"), ("atomic", 4, None, "max"), ("atomic", 4, None, "and"),
+    ("atomic", 4, None, "or"), ("atomic", 4, None, "xor"), ("atomic", 4, None, "cas_spin"),
     ("ldmatrix", 16, 1, "add"), ("ldmatrix", 16, 2, "add"), ("ldmatrix", 16, 4, "add"),
     ("stmatrix", 16, 1, "add"), ("stmatrix", 16, 2, "add"), ("stmatrix", 16, 4, "add"),
 ]
