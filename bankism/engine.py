@@ -280,6 +280,14 @@ class BankMap:
         """Lane ranges of the transactions (as lists of lanes)."""
         return [list(range(lo, hi)) for lo, hi in self.transactions]
 
+    def words(self, transaction: int, bank: int) -> list[tuple[int, list[int]]]:
+        """The distinct words bank ``bank`` serves in ``transaction``, in first-use order, each with the
+        (sorted) lanes asking for it: the one grouping every bank-map renderer draws."""
+        by_word: dict[int, list[int]] = {}
+        for lane, word in self.banks[transaction][bank]:
+            by_word.setdefault(int(word), []).append(int(lane))
+        return [(word, sorted(set(lanes))) for word, lanes in by_word.items()]
+
     def passes(self, transaction: int, bank: int) -> int:
         """How many passes bank ``bank`` needs in ``transaction``."""
         hits = self.banks[transaction][bank]
@@ -318,12 +326,9 @@ class BankMap:
             for b, hits in enumerate(self.banks[t]):
                 if not hits:
                     continue
-                by_word: dict[int, list[int]] = {}
-                for lane, word in hits:
-                    by_word.setdefault(word, []).append(lane)
                 cells = "  ".join(
                     f"word {word} (byte {word * self.bank_bytes}) <- lanes {_lane_list(lanes)}"
-                    for word, lanes in by_word.items()
+                    for word, lanes in self.words(t, b)
                 )
                 lines.append(f"  bank {b:2d}: {cells}")
         return "\n".join(lines)

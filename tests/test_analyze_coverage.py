@@ -8,7 +8,7 @@ from typer.testing import CliRunner
 
 from bankism import analyze, traceio
 from bankism.cli import app
-from tests.test_analyze_cli import run
+from tests.helpers import run_cli
 from tests.test_analyze_synthetic import FULL, launch, site, strided, trace
 
 
@@ -74,7 +74,7 @@ def test_cli_text_and_json_say_what_was_not_simulated(tmp_path):
 
 
 def test_show_on_an_unmodelled_site_is_a_clean_error(tmp_path, monkeypatch, capsys):
-    code, out, err = run(monkeypatch, capsys, "show", str(_save(tmp_path, _doc())), "--site", "1")
+    code, out, err = run_cli("show", str(_save(tmp_path, _doc())), "--site", "1")
     assert code == 2 and out == ""
     assert err.startswith("error: ") and "cannot be simulated" in err and len(err.strip().splitlines()) == 1
 

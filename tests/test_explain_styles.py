@@ -283,3 +283,52 @@ def test_only_executed_code_is_refused_and_the_first_one_reported(tmp_path):
     )
     with pytest.raises(BankismError, match=r"k.cu:7: unsupported construct: goto"):
         run(source)
+
+
+# --- reporting: files, FILE:LINE, assumptions -------------------------------------------------------
+
+
+def _cli(*args: str):
+    from typer.testing import CliRunner
+
+    from bankism.cli import app
+
+    return CliRunner().invoke(app, ["explain", *args])
+
+
+SGEMM_DEFINES = ("-D", "CEIL_DIV(a,b)=(((a)+(b)-1)/(b))", "-D", "M=128", "-D", "N=128", "-D", "K=16")
+
+
+def test_line_and_snapshot_take_file_colon_line():
+    import json
+
+    result = _cli(str(STYLES / "sgemm_tiles.cu"), *SGEMM_DEFINES, "--line", "sgemm_tiles.cuh:51",
+                  "--snapshot", "sgemm_tiles.cuh:47", "--when", "bkIdx=8", "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert [(s["file"].rsplit("/", 1)[-1], s["line"], s["op"]) for s in report["sites"]] == [
+        ("sgemm_tiles.cuh", 51, "load")]
+    assert report["sites"][0]["source"].startswith("for (uint i = 0; i < TN; ++i) regN[i] = Bs[")
+    assert report["snapshot"]["line"] == 47 and report["snapshot"]["when"] == {"bkIdx": 8}
+    missing = _cli(str(STYLES / "sgemm_tiles.cu"), *SGEMM_DEFINES, "--line", "sgemm_tiles.cu:51")
+    assert isinstance(missing.exception, BankismError)
+    assert "no shared-memory access ran on line 51 of sgemm_tiles.cu" in str(missing.exception)
+
+
+def test_errors_in_a_header_name_the_header(tmp_path):
+    (tmp_path / "kern.cuh").write_text(
+        "__global__ void k(float *o) {\n  __shared__ float s[32];\n  s[threadIdx.x + 1] = 1.0f;\n"
+        "  o[0] = s[0];\n}\n")
+    (tmp_path / "main.cu").write_text('#include "kern.cuh"\nvoid run(float *o) { k<<<1, 32>>>(o); }\n')
+    with pytest.raises(BankismError, match=r"kern.cuh:3: thread \(31,0,0\) accesses s at byte 128"):
+        run(tmp_path / "main.cu")
+
+
+def test_template_arguments_taken_from_the_first_launch_are_stated():
+    report = run(DATA.parents[1].parent / "traces" / "kernels" / "accessor_struct.cu")
+    assert report["launch"]["template"] == {"PITCH": 33}
+    assert report["assumptions"] == [
+        "template argument PITCH=33 taken from the first of the file's 2 launches of accessor_transpose "
+        "(line 65); give -D PITCH=... for another"]
+    given = run(DATA.parents[1].parent / "traces" / "kernels" / "accessor_struct.cu", defines={"PITCH": "32"})
+    assert given["assumptions"] == []

@@ -433,11 +433,11 @@ def _open_with_progress(path: str, enabled: bool, console: Console | None = None
     if not enabled or size < LOAD_NOTICE_BYTES:
         return open_trace(path)
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
-    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
+    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB{hint}): " + "{task.description}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
     with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
-        progress.add_task("loading", total=None)
-        return open_trace(path)
+        task = progress.add_task("reading", total=None)
+        return open_trace(path, progress=lambda step: progress.update(task, description=step))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -457,14 +457,6 @@ def _lanes_text(lanes: list[int]) -> str:
     return ",".join(parts)
 
 
-def _words_by_bank(hits: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
-    """The distinct words one bank serves, in first-use order, each with the lanes asking for it."""
-    words: dict[int, list[int]] = {}
-    for lane, word in hits:
-        words.setdefault(word, []).append(lane)
-    return [(word, sorted(set(lanes))) for word, lanes in words.items()]
-
-
 def bank_map_tables(bank_map: BankMap) -> list[Table]:
     """One table per transaction: a row per bank in use with the words it serves, one per wavefront."""
     tables = []
@@ -478,7 +470,7 @@ def bank_map_tables(bank_map: BankMap) -> list[Table]:
         for bank, hits in enumerate(bank_map.banks[t]):
             if not hits:
                 continue
-            words = _words_by_bank(hits)
+            words = bank_map.words(t, bank)
             style = "bold red" if len(words) > 1 else ""
             served = "  ".join(f"w{word}(L{_lanes_text(lanes)})" for word, lanes in words)
             table.add_row(Text(str(bank), style=style), Text(str(len(words)), style=style), Text(served))
@@ -540,14 +532,15 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
         raise BankismError("--png needs matplotlib: pip install 'bankism[png]'") from None
     colours = _lane_colours(32)
     rows = len(bank_map.transactions)
-    depths = [max((len(_words_by_bank(h)) for h in bank_map.banks[t]), default=1) for t in range(rows)]
+    depths = [max((len(bank_map.words(t, b)) for b in range(len(bank_map.banks[t]))), default=1)
+              for t in range(rows)]
     figure, axes = pyplot.subplots(rows, 1, figsize=(16, 1.2 + 0.9 * sum(max(d, 1) for d in depths)),
                                    squeeze=False, layout="constrained",
                                    gridspec_kw={"height_ratios": [max(d, 1) for d in depths]})
     for t, axis in enumerate(axes[:, 0]):
         lo, hi = bank_map.transactions[t]
-        for bank, hits in enumerate(bank_map.banks[t]):
-            for k, (word, lanes) in enumerate(_words_by_bank(hits)):
+        for bank in range(len(bank_map.banks[t])):
+            for k, (word, lanes) in enumerate(bank_map.words(t, bank)):
                 axis.add_patch(pyplot.Rectangle(
                     (bank, k), 1, 1, facecolor=colours[lanes[0]], edgecolor="red" if k else "black",
                     linewidth=1.5 if k else 0.5))

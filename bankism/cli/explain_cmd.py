@@ -124,12 +124,42 @@ def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def _only_lines(sites: list[dict], lines: list[int]) -> list[dict]:
-    """The sites on ``lines``; a line without any shared-memory access is an error."""
-    for wanted in lines:
-        if not any(s["line"] == wanted for s in sites):
-            raise BankismError(f"--line {wanted}: no shared-memory access ran on line {wanted}")
-    return [s for s in sites if s["line"] in lines]
+def _place(text: str, option: str) -> tuple[str | None, int]:
+    """``40`` -> (None, 40); ``header.cuh:40`` -> ("header.cuh", 40)."""
+    file, _, number = text.rpartition(":")
+    try:
+        line = int(number)
+    except ValueError:
+        raise BankismError(f"{option} {text!r}: expected LINE or FILE:LINE") from None
+    if line < 1 or (not file and ":" in text):
+        raise BankismError(f"{option} {text!r}: expected LINE or FILE:LINE")
+    return file or None, line
+
+
+def _at(entry: dict, place: tuple[str | None, int], main: str) -> bool:
+    from bankism.explain.statements import file_matches
+
+    file, line = place
+    return entry["line"] == line and (file is None or file_matches(entry.get("file") or main, file))
+
+
+def _only_lines(sites: list[dict], places: list[tuple[str | None, int]], main: str) -> list[dict]:
+    """The sites on ``places``; a place without any shared-memory access is an error."""
+    for place in places:
+        if not any(_at(s, place, main) for s in sites):
+            where = f"{place[0]}:{place[1]}" if place[0] else str(place[1])
+            raise BankismError(f"--line {where}: no shared-memory access ran on line {place[1]}"
+                               + (f" of {place[0]}" if place[0] else ""))
+    return [s for s in sites if any(_at(s, place, main) for place in places)]
+
+
+def _snapshot(snapshot: str | None, when: list[str] | None):  # noqa: ANN202
+    from bankism.explain import SnapshotRequest
+
+    if snapshot is None:
+        return None
+    file, line = _place(snapshot, "--snapshot")
+    return SnapshotRequest(line, _when(when or []), file)
 
 
 def _read(path: str) -> str:
@@ -155,7 +185,8 @@ def register(app: typer.Typer) -> None:
             help="Block to simulate, X[,Y[,Z]] (repeatable; 'all' for the whole grid).")] = None,
         define: Annotated[list[str] | None, typer.Option(
             "-D", "--define", help="NAME=VALUE: macro, template parameter or scalar argument.")] = None,
-        snapshot: Annotated[int | None, typer.Option(help="Show the shared arrays right after LINE.")] = None,
+        snapshot: Annotated[str | None, typer.Option(
+            help="Show the shared arrays right after LINE (or FILE:LINE, for a kernel in a header).")] = None,
         when: Annotated[list[str] | None, typer.Option(
             help="VAR=VALUE: take the snapshot when VAR has this value (repeatable).")] = None,
         dynamic_smem: Annotated[int | None, typer.Option(
@@ -168,11 +199,11 @@ def register(app: typer.Typer) -> None:
         trace: Annotated[str | None, typer.Option(
             help="A trace of this kernel (traces/*.json): compare the source with the SASS.")] = None,
         launch: Annotated[int | None, typer.Option(help="With --trace: the launch index to use.")] = None,
-        line: Annotated[list[int] | None, typer.Option(
+        line: Annotated[list[str] | None, typer.Option(
             help="Report only the access sites on this line (repeatable).")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
-        from bankism.explain import ExplainOptions, SnapshotRequest, explain, render
+        from bankism.explain import ExplainOptions, explain, render
 
         if launch is not None and trace is None:
             raise BankismError("--launch needs --trace FILE")
@@ -189,7 +220,7 @@ def register(app: typer.Typer) -> None:
                 _triple(i, "--block-index", 0) for i in indices],
             all_blocks=everything,
             defines=dict(_pairs(define or [], "-D")),
-            snapshot=SnapshotRequest(snapshot, _when(when or [])) if snapshot is not None else None,
+            snapshot=_snapshot(snapshot, when),
             dynamic_shared=dynamic_smem,
             arch=arch,
             trace=trace,
@@ -205,9 +236,12 @@ def register(app: typer.Typer) -> None:
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None
         if line:
-            report["sites"] = _only_lines(report["sites"], line)
+            places = [_place(item, "--line") for item in line]
+            report["sites"] = _only_lines(report["sites"], places, report["file"])
             if report.get("trace"):
-                report["trace"]["lines"] = [e for e in report["trace"]["lines"] if e["line"] in line]
+                main = report["trace"].get("source_file", "")
+                report["trace"]["lines"] = [e for e in report["trace"]["lines"]
+                                            if any(_at(e, place, main) for place in places)]
         if as_json:
             envelope = {"format": JSON_FORMAT, "version": JSON_VERSION, "bankism": __version__}
             print(json.dumps({**envelope, **report}, indent=1))

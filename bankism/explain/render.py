@@ -46,6 +46,7 @@ def _header(report: dict) -> list[str]:
     if launch["parameters"]:
         lines.append("scalar arguments: " + ", ".join(
             f"{k}={'unknown' if v is None else v}" for k, v in launch["parameters"].items()))
+    lines.extend(f"assumption: {note}" for note in report.get("assumptions", []))
     if launch["launches_in_file"] > 1 and launch["from"].startswith("line"):
         lines.append(f"note: the file launches {report['kernel']} {launch['launches_in_file']} times; "
                      "this is the first launch (use -D, --grid and --block for another)")
