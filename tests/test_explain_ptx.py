@@ -123,17 +123,15 @@ def test_wmma_that_cannot_be_modelled_is_a_one_line_error(tmp_path, declaration,
 # --- cp.async pipeline --------------------------------------------------------------------
 
 
-def test_cp_async_pipeline_reports_the_copies_with_their_addresses_and_no_wavefront_count():
+def test_cp_async_pipeline_counts_the_copies_with_the_measured_ldgsts_rule():
+    """Each warp copies 512 contiguous bytes, 16 per lane: 4 quarter-warp groups, no conflict (docs/rules.md)."""
     report = run("cp_async_pipeline.cu")
     assert counts(report, 40) == [(192, 6144, 192, 5952)]    # the column read: 32-way
-    assert all(s["op"] in ("load", "store") for s in report["sites"])
-    copies = report["unmodelled"]
-    seen = [(c["line"], c["instructions"], c["bytes_per_lane"], c["call_stack"][0]["line"]) for c in copies]
-    assert seen == [(18, 16, 16, 29), (18, 24, 16, 35), (20, 8, 16, 35)]
-    assert all(c["note"] == "wavefronts not modelled yet" and c["op"] == "ldgsts" for c in copies)
-    assert "wavefronts" not in copies[0]
-    first = copies[0]["warps"][0]
-    assert first["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    copies = [s for s in report["sites"] if s["op"] == "ldgsts"]
+    seen = [(c["line"], c["width"], c["instructions"], c["wavefronts"], c["ideal"], c["conflicts"],
+             c["call_stack"][0]["line"]) for c in copies]
+    assert seen == [(18, 16, 16, 64, 64, 0, 29), (18, 16, 24, 96, 96, 0, 35), (20, 16, 8, 32, 32, 0, 35)]
+    assert report.get("unmodelled") is None
 
 
 def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():
@@ -145,12 +143,11 @@ def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():
     assert by_index[(2, 0, 2)] == "=0" and by_index[(2, 0, 3)] == "=0"   # the rest zero-filled
 
 
-def test_the_text_report_lists_unmodelled_copies():
+def test_the_text_report_names_each_copy_with_its_call_stack():
     from bankism.explain import render
 
     text = render(run("cp_async_pipeline.cu"))
-    assert "line 18 in issue, called from line 29: cp.async.cg.shared.global [dst], [src], 16" in text
-    assert "wavefronts not modelled yet" in text
+    assert "line 18 in issue, called from line 29: ldgsts cp.async.cg.shared.global [dst], [src], 16" in text
 
 
 # --- headers through -I ----------------------------------------------------------------------
