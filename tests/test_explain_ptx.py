@@ -124,7 +124,7 @@ def test_wmma_that_cannot_be_modelled_is_a_one_line_error(tmp_path, declaration,
 
 
 def test_cp_async_pipeline_counts_the_copies_with_the_measured_ldgsts_rule():
-    """Each warp copies 512 contiguous bytes, 16 per lane: 4 quarter-warp groups, no conflict (docs/rules.md)."""
+    """Each warp copies 512 contiguous bytes, 16 per lane: 4 quarter-warp groups, no conflict (rules.md)."""
     report = run("cp_async_pipeline.cu")
     assert counts(report, 40) == [(192, 6144, 192, 5952)]    # the column read: 32-way
     copies = [s for s in report["sites"] if s["op"] == "ldgsts"]
