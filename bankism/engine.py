@@ -17,7 +17,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
-from bankism.arch import MATRIX_OPS, SPLIT_LANES, Architecture, Rule, get_arch
+from bankism.arch import DEFAULT_ARCH, LANES, LANES_PER_MATRIX, MATRIX_OPS, Architecture, Rule, get_arch
 from bankism.errors import BankismError
 
 FULL_MASK = 0xFFFFFFFF
@@ -470,7 +470,7 @@ class SimulationResult:
 
 def _lanes_used(op: str, matrices: int | None) -> int:
     """Lanes whose addresses count: the warp, or one row address per matrix row."""
-    return SPLIT_LANES["matrix"] * matrices if op in MATRIX_OPS and matrices else SPLIT_LANES["warp"]
+    return LANES_PER_MATRIX * matrices if op in MATRIX_OPS and matrices else LANES
 
 
 def _lanes_mask(op: str, matrices: int | None) -> int:
@@ -568,7 +568,7 @@ def simulate(
     op: str = "load",
     active: object = None,
     matrices: int | None = None,
-    arch: str = "sm_90",
+    arch: str = DEFAULT_ARCH,
     *,
     atomic_op: str = "add",
 ) -> SimulationResult:
