@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_COUNTER_OF_OP
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP
 from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
@@ -38,7 +38,7 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
-CLASSES = ("ld", "st", "atom")
+CLASSES = NCU_CLASSES
 
 #: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
 #: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
@@ -261,6 +261,31 @@ class LaunchReport:
                 rows.append(Comparison(op_class, metric, value, guess, ok, why))
         return rows
 
+    # --- source-line view and measured conflicts (for `bankism analyze`'s default table and headline) ---
+
+    def lines(self) -> list[LineStats]:
+        """The sites grouped by source line and op, in order of first appearance (``group_by_line``)."""
+        return group_by_line(self.sites)
+
+    @property
+    def measured_conflicts(self) -> dict[str, int] | None:
+        """ncu's bank conflicts per class (ld, st, atom), or None without counters."""
+        if self.measured is None:
+            return None
+        return {c: int(self.measured[c]["conflicts"]) for c in CLASSES}
+
+    def conflicts_explained(self) -> bool | None:
+        """Whether every measured conflict is accounted for by the model (predicted conflicts plus the
+        L1-contention surplus the conflict rule admits); None without counters. A launch that was only
+        profiled has nothing to explain its conflicts with."""
+        measured = self.measured_conflicts
+        if measured is None:
+            return None
+        if not self.traced:
+            return not any(measured.values())
+        judged = {c.op_class: c.within_tolerance for c in self.comparisons() if c.metric == "conflicts"}
+        return all(judged.get(c, True) is not False for c in CLASSES if measured[c])
+
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
         if self.measured is None or not self.traced:
@@ -320,6 +345,8 @@ class LaunchReport:
             "has_conflicts": self.has_conflicts,
             "totals": self.totals(),
             "sites": [s.to_json() for s in self.sites],
+            "lines": [line.to_json() for line in self.lines()],
+            "measured_conflicts_explained": self.conflicts_explained(),
         }
 
 
@@ -345,6 +372,79 @@ class Report:
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }
+
+
+# ---------------------------------------------------------------------------------------------
+# The source-line view: sites folded by (file, line, op), as Nsight Compute's source view shows them
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class LineStats:
+    """The sums of the sites one source line executes with one op (every SASS site folded in)."""
+
+    file: str | None
+    line: int | None
+    op: str
+    sites: list[SiteStats]
+
+    def _sum(self, name: str) -> int:
+        return sum(getattr(s, name) for s in self.sites)
+
+    @property
+    def executions(self) -> int:
+        return self._sum("executions")
+
+    @property
+    def wavefronts(self) -> int:
+        return self._sum("wavefronts")
+
+    @property
+    def ideal(self) -> int:
+        return self._sum("ideal")
+
+    @property
+    def excess(self) -> int:
+        return self._sum("excess")
+
+    @property
+    def conflicts(self) -> int:
+        return self._sum("conflicts")
+
+    @property
+    def cycles(self) -> float | None:
+        cycles = [s.cycles for s in self.sites]
+        return None if None in cycles else float(sum(cycles))
+
+    @property
+    def worst_site(self) -> SiteStats | None:
+        """The site holding the line's worst warp-instruction (most excess, then most wavefronts)."""
+        ran = [s for s in self.sites if s.worst is not None]
+        return max(ran, key=lambda s: (s.worst.excess, s.worst.wavefronts), default=None)
+
+    def to_json(self) -> dict[str, Any]:
+        worst = self.worst_site
+        return {
+            "file": self.file, "line": self.line, "op": self.op, "sites": [s.id for s in self.sites],
+            "sass": sorted({s.site.get("sass") or "" for s in self.sites} - {""}),
+            "executions": self.executions, "wavefronts": self.wavefronts, "ideal": self.ideal,
+            "excess": self.excess, "conflicts": self.conflicts, "cycles": self.cycles,
+            "worst": {"site": worst.id, **worst.worst.to_json()} if worst else None,
+        }
+
+
+def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
+    """Sites folded by (file, line, op) in order of first appearance; a site without a source line
+    stays a row of its own."""
+    groups: dict[tuple, LineStats] = {}
+    for stats in sites:
+        site = stats.site
+        file, line = site.get("file"), site.get("line")
+        key = (file, line, site["op"]) if file and line else ("site", stats.id)
+        if key not in groups:
+            groups[key] = LineStats(file, line, site["op"], [])
+        groups[key].sites.append(stats)
+    return list(groups.values())
 
 
 def _worst_in_batch(

@@ -24,7 +24,9 @@ OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
 WIDTHS = (1, 2, 4, 8, 16)
 
-#: Which Nsight Compute counter family (op_ld / op_st / op_atom) counts each op.
+#: Nsight Compute's shared-memory counter families (op_ld / op_st / op_atom).
+NCU_CLASSES = ("ld", "st", "atom")
+#: Which Nsight Compute counter family counts each op.
 NCU_COUNTER_OF_OP = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}
 
 #: How the lanes of a warp are cut into transactions before any merge.

@@ -487,6 +487,11 @@ def _as_addresses(addresses: object) -> np.ndarray:
             f"addresses must have shape (32,) or (N, 32); got {np.asarray(addresses).shape}"
         )
     if array.dtype.kind == "f":
+        huge = np.argwhere(np.isfinite(array) & (np.abs(array) >= 2.0**63))
+        if huge.size:
+            i, lane = huge[0]
+            value = float(array[i, lane])
+            raise BankismError(f"instruction {i}, lane {lane}: address {value!r} is too large")
         fractional = np.argwhere(array != np.floor(array))
         if fractional.size:
             i, lane = fractional[0]
@@ -562,6 +567,20 @@ _ERROR_TEXT = {
 }
 
 
+def _check_arguments(width: object, op: object, matrices: object, arch: object, atomic_op: object) -> int:
+    """The types of simulate's arguments, checked at the API edge so that a wrong type is a one-line
+    BankismError instead of an error deep in Numba; returns ``width`` as a plain int."""
+    for name, value, optional in (("width", width, False), ("matrices", matrices, True)):
+        if value is None and optional:
+            continue
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+            raise BankismError(f"{name} must be an integer; got {value!r} ({type(value).__name__})")
+    for name, value in (("op", op), ("arch", arch), ("atomic_op", atomic_op)):
+        if not isinstance(value, str):
+            raise BankismError(f"{name} must be a string; got {value!r} ({type(value).__name__})")
+    return int(width)  # type: ignore[arg-type]
+
+
 def simulate(
     addresses: object,
     width: int = 8,
@@ -579,6 +598,9 @@ def simulate(
     ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
     ``atomic_op`` ("add", "exch" or "cas") picks the atomic instruction for op="atomic".
     """
+    width = _check_arguments(width, op, matrices, arch, atomic_op)
+    if matrices is not None:
+        matrices = int(matrices)
     architecture = get_arch(arch)
     if op in MATRIX_OPS:
         if matrices not in (1, 2, 4):

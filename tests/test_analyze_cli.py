@@ -49,7 +49,9 @@ def conflicted(tmp_path):
 def test_table_for_a_clean_trace(monkeypatch, capsys, clean):
     code, out, err = run(monkeypatch, capsys, "analyze", str(clean))
     assert code == 0 and err == ""
-    assert "synthetic_kernel(float*)" in out and "LDS" in out and "synthetic.cu:10" in out
+    assert "synthetic_kernel(float*)" in out and "synthetic.cu:10" in out and "load" in out
+    code, out, err = run(monkeypatch, capsys, "analyze", str(clean), "--by", "site")
+    assert code == 0 and "LDS" in out and "synthetic.cu:10" in out
     assert "No bank conflicts" in out
     assert "no measured counters" in out
 

@@ -116,7 +116,7 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
         raise OSError("disk full")
 
     monkeypatch.setattr(trace_write, "_write_npz", broken)
-    with pytest.raises(OSError, match="disk full"):
+    with pytest.raises(BankismError, match="cannot write: disk full"):
         traceio.save(trace(launch(rows=random_rows(5))), path, binary=True)
     assert path.read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
@@ -142,7 +142,10 @@ def test_inactive_lanes_are_not_checked(tmp_path):
     addresses = strided(4)
     addresses[5] = 3
     doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL & ~(1 << 5), addresses)]))
-    traceio.load(traceio.save(doc, tmp_path / "t.json"))
+    loaded = traceio.load(traceio.save(doc, tmp_path / "t.json"))
+    records = loaded["launches"][0]["records"]
+    assert records["active"][0] == FULL & ~(1 << 5)
+    assert records["addresses"][0, 5] == 3
 
 
 def test_dynamic_shared_memory_may_start_after_alignment_padding(tmp_path):

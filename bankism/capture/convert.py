@@ -302,8 +302,13 @@ def trace_program(
     note: str | None = None,
     keep_raw: Path | None = None,
     timeout: float | None = None,
+    seen: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Build the tracer if needed, run the program under it, and save the trace to ``output``."""
+    """Build the tracer if needed, run the program under it, and save the trace to ``output``.
+
+    ``seen``, when given, receives every launch the tracer saw (traced or not: index, names, shape), which
+    `bankism record` needs to profile exactly the traced launches.
+    """
     from bankism import trace as traceio
 
     if not command:
@@ -322,5 +327,7 @@ def trace_program(
                 shutil.copytree(raw_dir, keep_raw, dirs_exist_ok=True)
         capture = read_capture(raw_dir)
         doc = convert_capture(capture, command, options, env, toolkit.nvdisasm, source, note)
+        if seen is not None:
+            seen.extend(capture.launches)
     traceio.save(doc, output)
     return doc

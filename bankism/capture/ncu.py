@@ -10,6 +10,7 @@ raw page (one row per launch, one column per metric) and the default details pag
 from __future__ import annotations
 
 import csv
+import decimal
 import io
 import re
 import shutil
@@ -20,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
+from bankism.files import write_text
 
-COUNTER_KINDS = ("ld", "st", "atom")
+COUNTER_KINDS = NCU_CLASSES
 
 #: counters key -> trace field -> ncu metric.
 SHARED_METRICS: dict[str, dict[str, str]] = {
@@ -93,6 +96,48 @@ def parse_number(text: str, unit: str = "") -> float | None:
     return value
 
 
+#: Metrics whose values are event counts: whole numbers, read exactly, refused when not a count.
+COUNT_METRICS = frozenset(
+    [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()] + list(LAUNCH_METRICS)
+)
+_COUNT_LIMIT = 2**63 - 1
+
+
+def parse_count(text: str, unit: str, where: str) -> int | None:
+    """An ncu counter value read exactly ('16,384', '2048', '1.5 K'); None when ncu printed none (n/a).
+
+    Anything else (text, nan, a fraction, a value past 2^63 - 1) is a one-line BankismError naming
+    ``where``: a count cannot be any of those, and taking them for "no counters" would hide the fault.
+    """
+    cleaned = text.strip().replace(",", "")
+    if not cleaned or cleaned.lower() in ("n/a", "-"):
+        return None
+    try:
+        value = decimal.Decimal(cleaned)
+    except decimal.InvalidOperation:
+        raise BankismError(f"{where}: {text.strip()!r} is not a number") from None
+    if not value.is_finite():
+        raise BankismError(f"{where}: {text.strip()!r} is not a count")
+    unit = unit.strip()
+    if unit and unit[0] in _UNIT_PREFIX and not unit.lower().startswith(("byte", "bit")):
+        rest = unit[1:]
+        if rest == "" or rest.isalpha() and rest.islower():
+            value *= decimal.Decimal(int(_UNIT_PREFIX[unit[0]]))
+    if value != value.to_integral_value():
+        raise BankismError(f"{where}: {text.strip()!r}{' ' + unit if unit else ''} is not a whole count "
+                           "(export with --print-units base for exact values)")
+    if not 0 <= value <= _COUNT_LIMIT:
+        raise BankismError(f"{where}: {text.strip()!r} is out of range for a count (0 to 2^63 - 1)")
+    return int(value)
+
+
+def _metric_value(name: str, text: str, unit: str, where: str) -> float | None:
+    if name in COUNT_METRICS:
+        count = parse_count(text, unit, f"{where}: {name}")
+        return None if count is None else count
+    return parse_number(text, unit)
+
+
 def parse_dim3(text: str) -> tuple[int, int, int] | None:
     """'(16, 16, 1)' as (16, 16, 1)."""
     numbers = [int(n) for n in re.findall(r"\d+", text or "")]
@@ -103,11 +148,21 @@ def parse_dim3(text: str) -> tuple[int, int, int] | None:
 
 
 def _csv_rows(text: str, source: str) -> list[list[str]]:
+    """The rows from the header on; the export may quote its fields (as ncu does) or not."""
     lines = [line for line in text.splitlines() if line.strip() and not _LOG_PREFIX.match(line)]
-    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith('"ID"')), None)
+    start = next((i for i, line in enumerate(lines) if line.lstrip().startswith(('"ID"', "ID,"))), None)
     if start is None:
         raise BankismError(f'{source}: not an ncu CSV export (no header row starting with "ID")')
-    return list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    try:
+        rows = list(csv.reader(io.StringIO("\n".join(lines[start:]))))
+    except csv.Error as error:
+        raise BankismError(f"{source}: not a readable CSV file ({error})") from None
+    width = len(rows[0])
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != width:
+            raise BankismError(f"{source}: row {number} after the header has {len(row)} fields, the header "
+                               f"{width} (a comma inside an unquoted field?)")
+    return rows
 
 
 def _launch_id(row: dict[str, str]) -> int | None:
@@ -126,7 +181,7 @@ def _new_launch(launch_id: int, row: dict[str, str]) -> NcuLaunch:
     )
 
 
-def _parse_raw(rows: list[list[str]]) -> list[NcuLaunch]:
+def _parse_raw(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     header = rows[0]
     units: dict[str, str] = {}
     launches = []
@@ -139,14 +194,14 @@ def _parse_raw(rows: list[list[str]]) -> list[NcuLaunch]:
         launch = _new_launch(launch_id, row)
         for name, value in row.items():
             if "__" in name:
-                number = parse_number(value, units.get(name, ""))
+                number = _metric_value(name, value, units.get(name, ""), f"{source}: launch {launch_id}")
                 if number is not None:
                     launch.metrics[name] = number
         launches.append(launch)
     return launches
 
 
-def _parse_details(rows: list[list[str]]) -> list[NcuLaunch]:
+def _parse_details(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     header = rows[0]
     by_id: dict[int, NcuLaunch] = {}
     for values in rows[1:]:
@@ -157,7 +212,8 @@ def _parse_details(rows: list[list[str]]) -> list[NcuLaunch]:
         launch = by_id.get(launch_id)
         if launch is None:
             launch = by_id[launch_id] = _new_launch(launch_id, row)
-        number = parse_number(row.get("Metric Value", ""), row.get("Metric Unit", ""))
+        number = _metric_value(row.get("Metric Name", ""), row.get("Metric Value", ""),
+                               row.get("Metric Unit", ""), f"{source}: launch {launch_id}")
         if number is not None and row.get("Metric Name"):
             launch.metrics[row["Metric Name"]] = number
     return [by_id[i] for i in sorted(by_id)]
@@ -168,9 +224,9 @@ def parse_csv(text: str, source: str = "ncu CSV") -> list[NcuLaunch]:
     rows = _csv_rows(text, source)
     header = rows[0]
     if "Metric Name" in header and "Metric Value" in header:
-        launches = _parse_details(rows)
+        launches = _parse_details(rows, source)
     else:
-        launches = _parse_raw(rows)
+        launches = _parse_raw(rows, source)
     if not launches:
         raise BankismError(f"{source}: the ncu export holds no profiled launch")
     return launches
@@ -200,14 +256,93 @@ def find_ncu() -> str:
     return ncu
 
 
-def profile_command(ncu: str, command: Sequence[str], report: Path, metrics: Sequence[str]) -> list[str]:
-    """ncu's command line: every kernel launch of the program, the given metrics, into ``report``."""
+@dataclass(frozen=True)
+class Selection:
+    """Which kernel launches ncu profiles: a name filter, then a window of the launches it matches.
+
+    ``kernel`` is a regex ncu matches against the kernel name of kind ``name_base`` (``demangled``,
+    ``mangled`` or ``function``); ``skip`` matching launches are passed over, then ``count`` are profiled
+    (None: all the rest).
+    """
+
+    kernel: str | None = None
+    name_base: str = "demangled"
+    skip: int = 0
+    count: int | None = None
+
+    def arguments(self) -> list[str]:
+        """ncu's options for this selection (none for the default: every launch)."""
+        args = []
+        if self.kernel:
+            args += ["--kernel-name-base", self.name_base, "--kernel-name", f"regex:{self.kernel}"]
+        if self.skip:
+            args += ["--launch-skip", str(self.skip)]
+        if self.count is not None:
+            args += ["--launch-count", str(self.count)]
+        return args
+
+    @property
+    def everything(self) -> bool:
+        """Whether every launch is profiled (ncu's IDs are then the launches' indices in the process)."""
+        return not self.kernel and not self.skip and self.count is None
+
+
+def check_selection(kernel: str | None, launch: int | None, launch_count: int | None) -> Selection:
+    """The ncu selection of `bankism profile --kernel RE --launch N --launch-count K`, checked first."""
+    if kernel is not None:
+        if not kernel:
+            raise BankismError("--kernel: the regular expression is empty")
+        try:
+            re.compile(kernel)
+        except re.error as error:
+            raise BankismError(f"--kernel {kernel!r} is not a valid regular expression: {error}") from None
+    if launch is not None and launch < 0:
+        raise BankismError(f"--launch takes a 0-based index among the matching launches; got {launch}")
+    if launch_count is not None and launch_count < 1:
+        raise BankismError(f"--launch-count must be at least 1; got {launch_count}")
+    if launch is not None and launch_count is None:
+        launch_count = 1
+    return Selection(kernel, "demangled", launch or 0, launch_count)
+
+
+def literal_regex(text: str) -> str:
+    """A regex matching ``text`` literally (every character but letters, digits and '_' escaped)."""
+    return "".join(c if c.isalnum() or c == "_" else "\\" + c for c in text)
+
+
+def exact_selection(launches: Sequence[dict[str, Any]], traced: Sequence[int]) -> tuple[Selection, list[int]]:
+    """The ncu selection that profiles exactly the traced launches of a tracer run, and the launch index
+    (in the process) each of ncu's results 0, 1, ... then stands for.
+
+    ``launches`` are all launches the tracer saw (index and mangled name, in order), ``traced`` the
+    indices it recorded. ncu matches the traced kernels' mangled names exactly, skips the matching launches
+    before the first traced one and profiles up to the last.
+    """
+    wanted = set(traced)
+    by_index = {int(launch["index"]): launch for launch in launches}
+    if not wanted or not wanted <= by_index.keys():
+        raise BankismError(
+            "the tracer's manifest does not list the traced launches: cannot select them for ncu"
+        )
+    names = sorted({str(by_index[i]["mangled"]) for i in wanted})
+    same_names = [int(launch["index"]) for launch in launches if str(launch["mangled"]) in names]
+    positions = [same_names.index(i) for i in sorted(wanted)]
+    first, last = positions[0], positions[-1]
+    pattern = "^(" + "|".join(literal_regex(name) for name in names) + ")$"
+    return Selection(pattern, "mangled", first, last - first + 1), same_names[first : last + 1]
+
+
+def profile_command(
+    ncu: str, command: Sequence[str], report: Path, metrics: Sequence[str], selection: Selection | None = None
+) -> list[str]:
+    """ncu's command line: the selected kernel launches (default: all), the given metrics, into ``report``."""
     return [
         ncu,
         "--metrics",
         ",".join(metrics),
         "--target-processes",
         "all",
+        *(selection.arguments() if selection else []),
         "-f",
         "-o",
         str(report),
@@ -250,18 +385,26 @@ def run_profile(
     keep_csv: Path | None = None,
     keep_report: Path | None = None,
     keep_details: Path | None = None,
+    selection: Selection | None = None,
 ) -> list[NcuLaunch]:
-    """Profile every kernel launch of ``command`` with ncu; ncu's ID is then the launch's index."""
+    """Profile the selected kernel launches of ``command`` (default: all) with ncu.
+
+    When every launch is profiled, ncu's ID is the launch's index in the process; otherwise it counts the
+    profiled launches only.
+    """
     if not command:
         raise BankismError("no program given: put it after --, e.g. bankism profile -- ./app")
     ncu = find_ncu()
     with tempfile.TemporaryDirectory(prefix="bankism-ncu-") as scratch:
         report = Path(scratch) / "report.ncu-rep"
-        done = subprocess.run(profile_command(ncu, command, report, all_metrics(extra_metrics)), check=False)
+        done = subprocess.run(
+            profile_command(ncu, command, report, all_metrics(extra_metrics), selection), check=False
+        )
         if done.returncode != 0:
             raise BankismError(f"ncu exited with code {done.returncode} profiling {' '.join(command)}")
         if not report.is_file():
-            raise BankismError(f"ncu profiled no kernel launch of {' '.join(command)}")
+            which = f" matching {selection.kernel!r}" if selection and selection.kernel else ""
+            raise BankismError(f"ncu profiled no kernel launch{which} of {' '.join(command)}")
         exported = _export(ncu, report, "raw", "mangled")
         launches = parse_csv(exported, "ncu --import")
         demangled = {
@@ -270,9 +413,9 @@ def run_profile(
         for launch in launches:
             launch.demangled = demangled.get(launch.id)
         if keep_csv is not None:
-            Path(keep_csv).write_text(exported, encoding="utf-8")
+            write_text(keep_csv, exported, "--csv")
         if keep_details is not None:
-            Path(keep_details).write_text(_export(ncu, report, "details", "demangled"), encoding="utf-8")
+            write_text(keep_details, _export(ncu, report, "details", "demangled"), "--details-csv")
         if keep_report is not None:
             shutil.copyfile(report, keep_report)
         return launches
@@ -284,11 +427,13 @@ def run_profile(
 
 
 def base_name(kernel: str) -> str:
-    """The bare function name of a (demangled) kernel signature: 'void ns::f<1>(int*)' -> 'f'."""
+    """The bare function name of a (demangled) kernel signature, as users write it: 'void ns::f<1>(int*)'
+    -> 'f'; Numba's 'cudapy::__main__::f$241(...)' and 'cudapy::__main__::f[abi:v1](...)' -> 'f'.
+    tracer.cpp's base_name does the same."""
     depth, cut = 0, len(kernel)
     for i, char in enumerate(kernel):  # the parameter list: the first '(' outside template arguments
         depth += {"<": 1, ">": -1}.get(char, 0)
-        if char == "(" and depth == 0:
+        if char == "(" and depth == 0 and not kernel.startswith("(anonymous namespace)", i):
             cut = i
             break
     head = kernel[:cut].strip()
@@ -300,7 +445,15 @@ def base_name(kernel: str) -> str:
                 head = head[:i]
                 break
     words = head.split()
-    return words[-1].split("::")[-1] if words else kernel
+    name = words[-1].split("::")[-1] if words else ""
+    cut = min((i for i in (name.find("$"), name.find("[")) if i > 0), default=len(name))
+    return name[:cut] or kernel
+
+
+def kernel_matches(pattern: re.Pattern[str], *names: str | None) -> bool:
+    """Whether ``--kernel`` selects a kernel known by these names: searched in each name and in its bare
+    function name (as the tracer does), so '^f$' picks f whatever its namespace, templates or suffix."""
+    return any(pattern.search(n) or pattern.search(base_name(n)) for n in names if n)
 
 
 def names_match(ncu_name: str, launch: dict[str, Any]) -> bool:
@@ -321,10 +474,13 @@ def _shape_matches(ncu_launch: NcuLaunch, launch: dict[str, Any]) -> bool:
     return grid_ok and block_ok
 
 
-def match_launches(launches: list[dict[str, Any]], profiled: list[NcuLaunch]) -> dict[int, NcuLaunch]:
+def match_launches(
+    launches: list[dict[str, Any]], profiled: list[NcuLaunch], by_index: bool = True
+) -> dict[int, NcuLaunch]:
     """For each trace launch index, its ncu launch: same ID (= launch index) when the names agree,
-    otherwise the next unused profiled launch of the same kernel and shape, in order."""
-    by_id = {p.id: p for p in profiled}
+    otherwise the next unused profiled launch of the same kernel and shape, in order. ``by_index=False``
+    (ncu profiled a selection, so its IDs are not launch indices) matches by order only."""
+    by_id = {p.id: p for p in profiled} if by_index else {}
     used: set[int] = set()
     matched: dict[int, NcuLaunch] = {}
     for launch in launches:
@@ -343,9 +499,11 @@ def match_launches(launches: list[dict[str, Any]], profiled: list[NcuLaunch]) ->
     return matched
 
 
-def fill_counters(doc: dict[str, Any], profiled: list[NcuLaunch], source: str) -> list[int]:
+def fill_counters(
+    doc: dict[str, Any], profiled: list[NcuLaunch], source: str, by_index: bool = True
+) -> list[int]:
     """Write counters into the trace's matching launches; returns the indices that got none."""
-    matched = match_launches(doc["launches"], profiled)
+    matched = match_launches(doc["launches"], profiled, by_index)
     missing = []
     for launch in doc["launches"]:
         found = matched.get(launch["index"])
@@ -393,4 +551,4 @@ def select_kernels(profiled: list[NcuLaunch], kernel: str | None) -> list[NcuLau
         pattern = re.compile(kernel)
     except re.error as error:
         raise BankismError(f"--kernel {kernel!r} is not a valid regular expression: {error}") from None
-    return [p for p in profiled if any(pattern.search(name) for name in p.names)]
+    return [p for p in profiled if kernel_matches(pattern, *p.names)]

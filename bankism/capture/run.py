@@ -6,7 +6,7 @@ import os
 import re
 import shlex
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -84,6 +84,23 @@ def tracer_environment(build: TracerBuild, options: TraceOptions, raw_dir: Path)
     }
 
 
+def program_environment(
+    build: TracerBuild, options: TraceOptions, raw_dir: Path, environ: Mapping[str, str]
+) -> dict[str, str]:
+    """The traced program's environment: ``environ``, the tracer's settings, and the tracer preloaded.
+
+    The Sanitizer API must start before the program loads its CUDA libraries (docs/tracer.md, "Why the
+    tracer starts with the process"), so the library goes first in LD_PRELOAD and starts when loaded;
+    ``BANKISM_TRACE_PRELOAD=0`` leaves it to CUDA_INJECTION64_PATH alone (started inside the first cuInit).
+    """
+    env = dict(environ)
+    env.update(tracer_environment(build, options, raw_dir))
+    if environ.get("BANKISM_TRACE_PRELOAD", "1") != "0":
+        env["LD_PRELOAD"] = ":".join(filter(None, [str(build.library), environ.get("LD_PRELOAD", "")]))
+        env["BANKISM_TRACE_INIT_AT_LOAD"] = "1"
+    return env
+
+
 def run_traced(
     command: Sequence[str],
     build: TracerBuild,
@@ -94,12 +111,7 @@ def run_traced(
     """Run the program under the tracer; its output passes through; a failing program is an error."""
     if not command:
         raise BankismError("no program given: put it after --, e.g. bankism trace -o t.json -- ./app")
-    env = dict(os.environ)
-    env.update(tracer_environment(build, options, raw_dir))
-    env.setdefault("CUDA_MODULE_LOADING", "EAGER")  # every module is loaded, so patched, before it runs
-    if os.environ.get("BANKISM_TRACE_PRELOAD") == "1":  # load the tracer at process start as well
-        env["LD_PRELOAD"] = " ".join(filter(None, [str(build.library), os.environ.get("LD_PRELOAD", "")]))
-        env["BANKISM_TRACE_INIT_AT_LOAD"] = "1"
+    env = program_environment(build, options, raw_dir, os.environ)
     try:
         done = subprocess.run(list(command), env=env, check=False, timeout=timeout)
     except FileNotFoundError:

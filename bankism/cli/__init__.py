@@ -1,15 +1,24 @@
-"""The `bankism` command line: a Typer app; each command lives in its own module here (`*_cmd`)."""
+"""The `bankism` command line: a Typer app; each command lives in its own module here (`*_cmd`).
+
+``main`` keeps the contract of docs/cli.md: bad input of any kind (a BankismError, a bad option
+value, an unknown option) is one line ``error: ...`` on stderr and exit code 2; a closed pipe on
+stdout (``bankism analyze T.json | head -1``) ends the program quietly with exit code 0.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import typer
 from typer import _click as click
 from typer.core import TyperCommand, TyperGroup
 
 from bankism.errors import BankismError
+from bankism.version import __version__
 
 #: Command name -> (module defining it with ``register(app)``, one-line help for ``bankism --help``).
 #: A module is imported only when one of its commands runs, so ``bankism --help`` loads no engine.
@@ -57,6 +66,8 @@ def load_command(name: str) -> click.Command:
         holder = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
         module.register(holder)
         commands = typer.main.get_group(holder).commands
+        for command in commands.values():
+            plain_metavars(command)
         module._click_commands = commands
     return commands[name]
 
@@ -68,8 +79,23 @@ class _Listed(TyperCommand):
         return load_command(self.name).make_context(info_name, args, parent=parent, **extra)
 
 
+def _plain_help_option(get_help_option: Any) -> Any:
+    """``get_help_option`` whose --help flag shows no <bool> metavar."""
+
+    def wrapped(ctx: click.Context) -> Any:
+        option = get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    return wrapped
+
+
 class LazyCommands(TyperGroup):
     """The command group: lists ``COMMANDS`` without importing them, loads the one that runs."""
+
+    def get_help_option(self, ctx: click.Context) -> Any:
+        return _plain_help_option(super().get_help_option)(ctx)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(COMMANDS)
@@ -90,25 +116,85 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"bankism {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version, metavar="",
+                                 help="Print bankism's version and exit."),
+) -> None:
     """Shared-memory wavefronts and bank conflicts of CUDA warps, exactly and without a GPU."""
 
 
-def main() -> None:
-    """Run the CLI; bad input becomes a one-line `error:` message and exit code 2."""
+#: Metavars shown in --help for values of these types (Typer would print <int>, <list[str]>, <bool>).
+_METAVARS = {int: "INTEGER", float: "NUMBER", str: "TEXT", Path: "PATH"}
+
+
+def _type_metavar(param: Any) -> str | None:
+    annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+    inner = getattr(annotation, "__args__", None)
+    return _METAVARS.get(inner[0] if inner else annotation)
+
+
+def plain_metavars(command: click.Command) -> None:
+    """Plain metavars in a command's --help: nothing for a flag, INTEGER/NUMBER/TEXT/PATH for a value,
+    the name in capitals for an argument (with its type beside it)."""
+    command.get_help_option = _plain_help_option(command.get_help_option)  # type: ignore[method-assign]
+    for param in command.params:
+        if param.metavar is not None:
+            continue
+        if getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.param_type_name == "argument":
+            param.metavar = param.name.upper() + ("..." if param.nargs != 1 else "")
+            shown = _type_metavar(param) or ""
+            param.display_type_rich = lambda ctx, shown=shown: shown  # Typer shows <str> by the name
+        else:
+            param.metavar = _type_metavar(param)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away: drop what is left unwritten and exit 0 without a word."""
     try:
-        code = app(standalone_mode=False)
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    sys.exit(0)
+
+
+def main(args: list[str] | None = None) -> None:
+    """Run the CLI; bad input becomes a one-line `error:` message and exit code 2."""
+    from typer._click.exceptions import NoArgsIsHelpError, UsageError
+
+    try:
+        code = app(args=args, prog_name="bankism", standalone_mode=False)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_broken_pipe()
     except BankismError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {_one_line(str(error))}", file=sys.stderr)
         sys.exit(2)
     except (typer.Abort, KeyboardInterrupt):
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
+    except NoArgsIsHelpError as error:
+        error.show()
+        sys.exit(2)
+    except UsageError as error:
+        where = f"{error.ctx.command_path}: " if error.ctx is not None else ""
+        print(f"error: {where}{_one_line(error.format_message())}", file=sys.stderr)
+        sys.exit(2)
     except typer.TyperException as error:
-        if hasattr(error, "show"):
-            error.show()
-        else:
-            print(f"error: {error.format_message()}", file=sys.stderr)
-        sys.exit(error.exit_code or 2)
+        message = error.format_message() if hasattr(error, "format_message") else str(error)
+        print(f"error: {_one_line(message)}", file=sys.stderr)
+        sys.exit(getattr(error, "exit_code", None) or 2)
     sys.exit(code if isinstance(code, int) else 0)

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
+from bankism.arch import DEFAULT_ARCH, get_arch
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
 
@@ -88,14 +89,27 @@ def parse_array_spec(spec: str, default_base: int) -> SharedArray:
         raise BankismError(f"--array {spec!r}: {error}") from None
 
 
-def declare_arrays(specs: Sequence[str], window_base: int) -> list[SharedArray]:
-    """The arrays of ``--array``; those without @BASE follow the previous one (16-byte aligned)."""
+def declare_arrays(specs: Sequence[str], window_base: int, arch: str = "sm_90") -> list[SharedArray]:
+    """The arrays of ``--array``; those without @BASE follow the previous one (16-byte aligned).
+
+    Each must fit in the architecture's shared memory and overlap no other declared array.
+    """
     arrays: list[SharedArray] = []
     next_base = window_base
+    size = get_arch(arch).shared_bytes
     for spec in specs:
         array = parse_array_spec(spec, next_base)
         if any(a.name == array.name for a in arrays):
             raise BankismError(f"--array {spec!r}: array {array.name} is declared twice")
+        if array.base + array.nbytes > size:
+            raise BankismError(
+                f"--array {spec!r}: {array.nbytes:,} bytes at byte {array.base} do not fit in the "
+                f"{size:,}-byte ({size // 1024} KB) shared memory of {arch}")
+        for other in arrays:
+            if array.base < other.base + other.nbytes and other.base < array.base + array.nbytes:
+                raise BankismError(
+                    f"--array {spec!r}: bytes {array.base}-{array.base + array.nbytes - 1} overlap "
+                    f"{other.name} (bytes {other.base}-{other.base + other.nbytes - 1})")
         arrays.append(array)
         end = array.base + array.nbytes
         next_base = -(-end // ARRAY_ALIGNMENT) * ARRAY_ALIGNMENT
@@ -260,8 +274,12 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
         doc = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BankismError(f"{path}: no such file") from None
+    except OSError as error:
+        raise BankismError(f"{path}: cannot read: {error.strerror or error}") from None
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise BankismError(f"{path}: not a JSON document ({error})") from None
+    except RecursionError:
+        raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
     if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
         from bankism import trace as traceio
 
@@ -270,17 +288,18 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
                                   or isinstance(doc.get("sites"), list)):
         sites, infos = sites_from_explain(doc)
-        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", "sm_90")
+        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", DEFAULT_ARCH)
     raise BankismError(f"{path}: neither a bankism trace nor an `explain --json` result")
 
 
 def window_base(kind: str, arch: str) -> int:
-    """Where a block's shared memory starts in the addresses of this kind of input."""
-    if kind != "trace":
-        return 0
-    from bankism import trace as traceio
+    """Where a block's shared memory starts in the addresses of the input: one rule for every kind.
 
-    return traceio.SHARED_WINDOW_BASE.get(arch, 0)
+    Traces and ``explain --json`` results both hold offsets in the block's shared window, where the
+    block's own shared memory starts at ``Architecture.reserved_shared_bytes`` (1024 on sm_90,
+    measured: docs/explain.md); arrays declared without @BASE are laid out from there.
+    """
+    return get_arch(arch).reserved_shared_bytes
 
 
 def register(app: typer.Typer) -> None:
@@ -298,7 +317,9 @@ def register(app: typer.Typer) -> None:
         """Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array."""
         kind, sites, declared, input_arch = load_input(source, launch)
         arch = arch or input_arch
-        arrays = declare_arrays(array, window_base(kind, arch)) if array else declared
+        if limit < 1:
+            raise BankismError(f"--limit {limit}: list at least 1 fix")
+        arrays = declare_arrays(array, window_base(kind, arch), arch) if array else declared
         if not arrays:
             raise BankismError(
                 f"{source}: declare the shared arrays with --array NAME:TYPE[D0][D1]...[+PAD][@BASE]; "

@@ -13,16 +13,25 @@ from typing import Any
 
 import numpy as np
 import typer
+from rich import box
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    SpinnerColumn,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 from rich.text import Text
 
 from bankism.analyze import (
-    CONFLICTS_RULE,
     DEFAULT_ATOMIC_OP,
     TOLERANCE,
     LaunchReport,
+    LineStats,
     Report,
     SiteStats,
     WorstInstruction,
@@ -32,7 +41,14 @@ from bankism.analyze import (
 )
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
+from bankism.files import check_output, replace, temporary_sibling
 from bankism.trace import Trace, open_trace
+
+#: A trace file at least this large gets a spinner on stderr while it loads (when stderr is a terminal).
+LOAD_NOTICE_BYTES = 8 << 20
+
+#: ... and, at least this large and JSON, the hint that the .npz form loads faster.
+LOAD_HINT_BYTES = 32 << 20
 
 #: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
 PIPE_WIDTH = 160
@@ -49,10 +65,20 @@ CSV_COLUMNS = (
 )
 
 
-def _stdout_console() -> Console:
+class _PipeConsole(Console):
+    """A Rich console whose closed pipe is a BrokenPipeError (Rich's own exits 1, the "conflicts" code)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def _stdout_console(width: int | None = None) -> Console:
+    if width is not None:
+        return _PipeConsole(width=width)
     if sys.stdout.isatty() or "COLUMNS" in os.environ:
-        return Console()
-    return Console(width=PIPE_WIDTH)
+        return _PipeConsole()
+    return _PipeConsole(width=PIPE_WIDTH)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,39 +115,134 @@ def _number(value: float | None) -> str:
     return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.1f}"
 
 
-def site_table(report: LaunchReport) -> Table:
-    """One row per instruction site, plus the totals of the recorded records."""
-    table = Table(show_footer=True, header_style="bold", footer_style="bold")
-    headers = ("site", "SASS", "source", "op", "executions", "wavefronts", "ideal", "excess",
-               "conflicts", "cycles", "worst warp (block) w: wavefronts")
-    totals = report.totals()
-    footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
-               _number(totals["ideal"]), _number(totals["excess"]), _number(totals["conflicts"]),
-               _number(totals["cycles"]), "")
+#: The narrow tables (the default) are meant to fit an 80-column terminal: short headers, file:line.
+NARROW_SOURCE = 18
+
+
+def _short_source(site: dict[str, Any]) -> str:
+    """file:line with the file name cut from the left to fit the narrow table."""
+    text = _source_text(site)
+    return text if len(text) <= NARROW_SOURCE else "…" + text[-(NARROW_SOURCE - 1):]
+
+
+def _excess_cell(excess: int) -> Text:
+    return Text(_number(excess), style="bold red" if excess else "green")
+
+
+def _new_table(headers: tuple[str, ...], footers: tuple[str, ...], numeric: set[int], wide: bool) -> Table:
+    if wide:
+        table = Table(show_footer=True, header_style="bold", footer_style="bold")
+    else:
+        table = Table(show_footer=True, header_style="bold", footer_style="bold", box=box.SIMPLE_HEAD,
+                      show_edge=False, pad_edge=False, padding=(0, 1), collapse_padding=True)
     for position, (header, footer) in enumerate(zip(headers, footers, strict=True)):
-        table.add_column(header, footer, justify="right" if 4 <= position <= 9 else "left")
+        table.add_column(header, footer, justify="right" if position in numeric else "left", no_wrap=not wide)
+    return table
+
+
+def _ranges(ids: list[int]) -> str:
+    return _lanes_text(sorted(ids))
+
+
+def site_table(report: LaunchReport, wide: bool = True) -> Table:
+    """One row per instruction site (SASS instruction), plus the totals of the recorded records."""
+    totals = report.totals()
+    if wide:
+        headers = ("site", "SASS", "source", "op", "executions", "wavefronts", "ideal", "excess",
+                   "conflicts", "cycles", "worst warp (block) w: wavefronts")
+        footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
+                   _number(totals["ideal"]), _number(totals["excess"]), _number(totals["conflicts"]),
+                   _number(totals["cycles"]), "")
+        table = _new_table(headers, footers, set(range(4, 10)), wide)
+        for stats in report.sites:
+            table.add_row(
+                str(stats.id), stats.site.get("sass") or "", _source_text(stats.site), _op_text(stats.site),
+                _number(stats.executions), _number(stats.wavefronts), _number(stats.ideal),
+                _excess_cell(stats.excess), _number(stats.conflicts), _number(stats.cycles),
+                _worst_text(stats.worst),
+            )
+        return table
+    headers = ("site", "SASS", "source", "op", "execs", "wavefr", "excess", "confl", "cycles")
+    footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
+               _number(totals["excess"]), _number(totals["conflicts"]), _number(totals["cycles"]))
+    table = _new_table(headers, footers, set(range(4, 9)), wide)
     for stats in report.sites:
-        excess = Text(_number(stats.excess), style="bold red" if stats.excess else "green")
         table.add_row(
-            str(stats.id), stats.site.get("sass") or "", _source_text(stats.site), _op_text(stats.site),
-            _number(stats.executions), _number(stats.wavefronts), _number(stats.ideal), excess,
-            _number(stats.conflicts), _number(stats.cycles), _worst_text(stats.worst),
+            str(stats.id), stats.site.get("sass") or "", _short_source(stats.site), _op_text(stats.site),
+            _number(stats.executions), _number(stats.wavefronts), _excess_cell(stats.excess),
+            _number(stats.conflicts), _number(stats.cycles),
         )
     return table
 
 
-def comparison_table(report: LaunchReport) -> Table:
-    """Measured ncu counters against the (scaled) prediction, with the difference explained."""
-    table = Table(header_style="bold")
-    for header in ("class", "counter", "measured", "predicted", "difference", "verdict", "explanation"):
+def _line_worst_text(line: LineStats) -> str:
+    site = line.worst_site
+    return "" if site is None else f"site {site.id} {_worst_text(site.worst)}"
+
+
+def line_table(report: LaunchReport, wide: bool = False) -> Table:
+    """One row per source line and op, its SASS sites folded in (Nsight Compute's source view)."""
+    totals = report.totals()
+    lines = report.lines()
+    if wide:
+        headers = ("source", "op", "sites", "SASS", "executions", "wavefronts", "ideal", "excess",
+                   "conflicts", "cycles", "worst warp: site (block) w: wavefronts")
+        footers = ("total", "", str(len(report.sites)), "", _number(totals["executions"]),
+                   _number(totals["wavefronts"]), _number(totals["ideal"]), _number(totals["excess"]),
+                   _number(totals["conflicts"]), _number(totals["cycles"]), "")
+        table = _new_table(headers, footers, set(range(4, 10)), wide)
+        for line in lines:
+            first = line.sites[0].site
+            sass = ",".join(sorted({s.site.get("sass") or "?" for s in line.sites}))
+            table.add_row(_source_text(first), line.op, _ranges([s.id for s in line.sites]), sass,
+                          _number(line.executions), _number(line.wavefronts), _number(line.ideal),
+                          _excess_cell(line.excess), _number(line.conflicts), _number(line.cycles),
+                          _line_worst_text(line))
+        return table
+    headers = ("source", "op", "sites", "execs", "wavefr", "excess", "confl", "cycles")
+    footers = ("total", "", str(len(report.sites)), _number(totals["executions"]),
+               _number(totals["wavefronts"]), _number(totals["excess"]), _number(totals["conflicts"]),
+               _number(totals["cycles"]))
+    table = _new_table(headers, footers, set(range(2, 8)), wide)
+    for line in lines:
+        table.add_row(_short_source(line.sites[0].site), line.op, str(len(line.sites)),
+                      _number(line.executions), _number(line.wavefronts), _excess_cell(line.excess),
+                      _number(line.conflicts), _number(line.cycles))
+    return table
+
+
+def comparison_table(report: LaunchReport, wide: bool = True) -> Table:
+    """Measured ncu counters against the (scaled) prediction; the explanations in a column when wide,
+    else printed under the table (``comparison_notes``)."""
+    headers = ["class", "counter", "measured", "predicted", "difference", "verdict"]
+    if wide:
+        table = Table(header_style="bold")
+        headers.append("explanation")
+    else:
+        table = Table(header_style="bold", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                      padding=(0, 1), collapse_padding=True)
+    for header in headers:
         numeric = header in ("measured", "predicted", "difference")
-        table.add_column(header, justify="right" if numeric else "left")
+        table.add_column(header, justify="right" if numeric else "left", no_wrap=not wide)
     for row in report.comparisons():
         verdict = ("" if row.within_tolerance is None
                    else Text("ok", style="green") if row.within_tolerance else Text("off", style="bold red"))
-        table.add_row(row.op_class, row.metric, _number(row.measured), _number(round(row.predicted, 1)),
-                      _number(round(row.difference, 1)), verdict, row.explanation)
+        cells = [row.op_class, row.metric, _number(row.measured), _number(round(row.predicted, 1)),
+                 _number(round(row.difference, 1)), verdict]
+        table.add_row(*cells, *([row.explanation] if wide else []))
     return table
+
+
+def comparison_notes(report: LaunchReport) -> list[str]:
+    """The explanations the narrow comparison table leaves out: one line per class and counter that
+    is not a plain match, the same explanation given once."""
+    if not report.traced:
+        return ["predicted: profiled only, the trace holds no sites or records for this launch"]
+    notes: dict[str, list[str]] = {}
+    for row in report.comparisons():
+        if not row.explanation.startswith("match"):
+            notes.setdefault(row.explanation, []).append(f"{row.op_class} {row.metric}")
+    return [f"{', '.join(names)}: {why}" for why, names in notes.items()]
 
 
 def _launch_heading(report: LaunchReport) -> str:
@@ -135,19 +256,47 @@ def _launch_heading(report: LaunchReport) -> str:
     )
 
 
+def _measured_text(measured: dict[str, int]) -> str:
+    """'509 (ld 471, st 38)': ncu's conflicts, in total and per class."""
+    parts = ", ".join(f"{c} {_number(v)}" for c, v in measured.items() if v)
+    return _number(sum(measured.values())) + (f" ({parts})" if parts else "")
+
+
 def _verdict(report: LaunchReport) -> str:
+    """The headline of a launch: the model's finding next to ncu's, never contradicting it."""
+    measured = report.measured_conflicts
+    measured_total = sum(measured.values()) if measured else 0
     conflicted = [s for s in report.sites if s.excess]
-    if not conflicted:
+    if not report.traced:
+        if measured is None:
+            return "Nothing recorded for this launch: no sites, no counters."
+        if not measured_total:
+            return "[green]Bank conflicts: model: none (profiled only); measured: 0.[/green]"
+        return (f"[bold red]Bank conflicts: model: none (profiled only, no addresses recorded); measured: "
+                f"{_measured_text(measured)}[/bold red]. Trace the launch (`bankism trace`) to see where.")
+    if conflicted:
+        totals = report.totals()
+        share = totals["excess"] / totals["wavefronts"]
+        worst = max(conflicted, key=lambda s: s.excess)
+        text = (
+            f"[bold red]{len(conflicted)} of {len(report.sites)} sites have bank conflicts[/bold red]: "
+            f"{_number(totals['excess'])} excess wavefronts ({share:.1%} of all recorded wavefronts); "
+            f"most at site {worst.id} ({_source_text(worst.site)}). `bankism show TRACE --site {worst.id} "
+            f"--launch {report.index}` draws its worst warp."
+        )
+        if measured is not None:
+            text += f" Measured: {_measured_text(measured)} conflicts."
+        return text
+    if measured is None:
         return "[green]No bank conflicts: every site runs at its ideal wavefront count.[/green]"
-    totals = report.totals()
-    share = totals["excess"] / totals["wavefronts"]
-    worst = max(conflicted, key=lambda s: s.excess)
-    return (
-        f"[bold red]{len(conflicted)} of {len(report.sites)} sites have bank conflicts[/bold red]: "
-        f"{_number(totals['excess'])} excess wavefronts ({share:.1%} of all recorded wavefronts); "
-        f"most at site {worst.id} ({_source_text(worst.site)}). `bankism show TRACE --site {worst.id} "
-        f"--launch {report.index}` draws its worst warp."
-    )
+    if not measured_total:
+        return "[green]No bank conflicts: every site runs at its ideal count, and ncu measured none.[/green]"
+    if report.conflicts_explained():
+        return (f"[yellow]Bank conflicts: model: none; measured: {_measured_text(measured)}, explained as L1 "
+                "surplus[/yellow] (whole-kernel contention with global-load traffic, which ncu counts as "
+                "bank conflicts; docs/rules.md): no layout change removes them.")
+    return (f"[bold red]Bank conflicts: model: none; measured: {_measured_text(measured)}, not explained by "
+            "the model[/bold red]: see the comparison below.")
 
 
 def _agreement(report: LaunchReport) -> str:
@@ -156,25 +305,32 @@ def _agreement(report: LaunchReport) -> str:
         return "This launch was profiled, not traced: nothing to set against the counters."
     if agrees is None:
         return "The trace carries no measured counters."
-    limits = ", ".join(f"{metric}: surplus up to {a.surplus:.0%} of measured, deficit up to {a.deficit:.0%}"
-                       for metric, a in TOLERANCE.items()) + f", conflicts: {CONFLICTS_RULE}"
+    limits = "; ".join(
+        f"{metric} " + ("exact" if not a.surplus and not a.deficit else
+                        f"+{a.surplus:.0%}/-{a.deficit:.0%} of measured")
+        for metric, a in TOLERANCE.items()) + "; conflicts: surplus = wavefront surplus"
     if agrees:
         return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
-def print_report(report: Report, console: Console) -> None:
-    """The human-readable report: per launch, the site table, the verdict and the ncu comparison."""
+def print_report(report: Report, console: Console, by: str = "line", wide: bool = False) -> None:
+    """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
+    unwrapped = not console.is_terminal  # a pipe or a log keeps each sentence on one line, for grep
     console.print(f"[bold]{report.trace}[/bold] ({report.arch}, {gpu})", soft_wrap=True)
     for launch in report.launches:
         console.print()
-        console.print(_launch_heading(launch), soft_wrap=True)
-        console.print(site_table(launch))
-        console.print(_verdict(launch), soft_wrap=True)
+        console.print(_launch_heading(launch), soft_wrap=unwrapped)
+        if launch.traced:
+            console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
+        console.print(_verdict(launch), soft_wrap=unwrapped)
         if launch.measured is not None:
-            console.print(comparison_table(launch))
-        console.print(_agreement(launch), soft_wrap=True)
+            console.print(comparison_table(launch, wide))
+            if not wide:
+                for note in comparison_notes(launch):
+                    console.print(note, markup=False, soft_wrap=unwrapped)
+        console.print(_agreement(launch), soft_wrap=unwrapped)
 
 
 def csv_rows(report: Report) -> Iterator[list[Any]]:
@@ -208,6 +364,38 @@ def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterat
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("simulating", total=total)
         yield lambda n: progress.advance(task, n)
+
+
+def _fail_on_conflict(report: Report) -> None:
+    """Exit 1 when the model finds excess wavefronts, or ncu measured conflicts the model does not explain."""
+    sites = sum(1 for item in report.launches for s in item.sites if s.excess)
+    unexplained = [item.index for item in report.launches if item.conflicts_explained() is False]
+    if not sites and not unexplained:
+        return
+    reasons = []
+    if sites:
+        reasons.append(f"{sites} site(s) have excess wavefronts")
+    if unexplained:
+        reasons.append(f"launch(es) {', '.join(map(str, unexplained))} have measured conflicts the model "
+                       "does not explain")
+    print(f"bank conflicts: {'; '.join(reasons)} (--fail-on-conflict)", file=sys.stderr)
+    raise SystemExit(1)
+
+
+def _open_with_progress(path: str, enabled: bool) -> Trace:
+    """open_trace, with a spinner on stderr (size and seconds) while a large JSON document is read."""
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        size = 0
+    if not enabled or size < LOAD_NOTICE_BYTES:
+        return open_trace(path)
+    hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
+    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
+    columns = (SpinnerColumn(), label, TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+        progress.add_task("loading", total=None)
+        return open_trace(path)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -334,19 +522,17 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
 
 
 def _save_figure_atomically(figure: Any, path: Path) -> None:
-    import tempfile
-
     kind = path.suffix.lstrip(".").lower() or "png"
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    os.close(handle)
-    try:
-        figure.savefig(name, format=kind, dpi=150)
-        os.replace(name, path)
-    except ValueError as error:
-        raise BankismError(f"--png {path}: {error}") from None
-    finally:
-        if os.path.exists(name):
-            os.unlink(name)
+    with temporary_sibling(path, f"--png {path}") as temp:
+        try:
+            figure.savefig(temp, format=kind, dpi=150)
+        except ValueError as error:
+            raise BankismError(f"--png {path}: {_one_line(error)}") from None
+        replace(temp, path, f"--png {path}")
+
+
+def _one_line(error: Exception) -> str:
+    return " ".join(str(error).split())
 
 
 def _show_heading(report: LaunchReport, stats: SiteStats) -> str:
@@ -379,13 +565,19 @@ def register(app: typer.Typer) -> None:
             False, "--fail-on-conflict", help="Exit with code 1 when any site has excess wavefronts."),
         launch: int = typer.Option(None, "--launch", help="Analyse only the launch with this index."),
         no_progress: bool = typer.Option(False, "--no-progress", help="No progress bar on stderr."),
+        by: str = typer.Option("line", "--by", metavar="line|site",
+                               help="Table rows: one per source line and op (default), or per SASS site."),
+        wide: bool = typer.Option(False, "--wide", help="Every column, full file names (wider than 80)."),
     ) -> None:
         """Wavefronts, bank conflicts and cycles of every shared-memory instruction site in a trace."""
         if as_json and as_csv:
             raise BankismError("--json and --csv exclude each other")
-        opened = open_trace(trace)
+        if by not in ("line", "site"):
+            raise BankismError(f"--by {by}: expected line or site")
+        show_progress = not no_progress and sys.stderr.isatty()
+        opened = _open_with_progress(trace, show_progress)
         chosen = None if launch is None else [launch]
-        with _progress(opened, chosen, not no_progress and sys.stderr.isatty()) as advance:
+        with _progress(opened, chosen, show_progress) as advance:
             report = analyze(opened, chosen, on_records=advance)
         if as_json:
             print(json.dumps(report.to_json(), indent=2))
@@ -394,12 +586,9 @@ def register(app: typer.Typer) -> None:
             writer.writerow(CSV_COLUMNS)
             writer.writerows(csv_rows(report))
         else:
-            print_report(report, _stdout_console())
-        if fail_on_conflict and report.has_conflicts:
-            sites = sum(1 for item in report.launches for s in item.sites if s.excess)
-            print(f"bank conflicts: {sites} site(s) have excess wavefronts (--fail-on-conflict)",
-                  file=sys.stderr)
-            raise SystemExit(1)
+            print_report(report, _stdout_console(), by=by, wide=wide)
+        if fail_on_conflict:
+            _fail_on_conflict(report)
 
     @app.command("show")
     def show_command(
@@ -409,6 +598,8 @@ def register(app: typer.Typer) -> None:
         png: str = typer.Option(None, "--png", help="Also draw the bank map into this image file."),
     ) -> None:
         """Draw the bank map of the worst warp-instruction of one instruction site."""
+        if png is not None:
+            check_output(png, "--png", [trace, Path(trace).with_suffix(".npz")])
         opened = open_trace(trace)
         report, stats = worst_of_site(opened, site, launch)
         result = simulate_worst(stats, opened.arch)

@@ -1,4 +1,4 @@
-"""`bankism trace`, `bankism profile` and `bankism ncu-import`: capture real programs on a GPU."""
+"""`bankism trace`, `profile`, `record` and `ncu-import`: capture real programs on a GPU."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
+from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
+from bankism.files import check_output
 
 _PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -21,7 +23,7 @@ def _counter_text(counters: dict[str, Any] | None) -> str:
     if not counters:
         return "no counters"
     parts = []
-    for kind in ("ld", "st", "atom"):
+    for kind in NCU_CLASSES:
         c = counters[kind]
         if c["instructions"] or c["wavefronts"]:
             parts.append(
@@ -96,8 +98,80 @@ def _csv_environment(profiled: list[Any], source: str) -> dict[str, Any]:
     }
 
 
+def _import_target(report: Path, into: Path | None, output: Path | None) -> tuple[Path, str]:
+    """Where ncu-import writes, checked first: never the CSV itself, nor the --into trace under another name.
+
+    ``--into T.json`` without ``-o`` updates T.json in place (atomically): that is what --into asks for.
+    """
+    target = output or into or report.with_suffix(".json")
+    label = "-o" if output is not None else "--into" if into is not None else "output"
+    inputs: list[Path] = [report]
+    in_place = into is not None and (output is None or _same_path(output, into))
+    if into is not None and not in_place:
+        inputs += [into, into.with_suffix(".npz")]
+    check_output(target, label, inputs)
+    check_output(target.with_suffix(".npz"), f"{label} {target}: its records file", inputs)
+    return target, label
+
+
+def _same_path(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
 Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
 KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searched in the kernel's name.")]
+Launches = Annotated[
+    list[int] | None, typer.Option("--launch", help="Keep the N-th matching launch (0-based); repeatable.")
+]
+Blocks = Annotated[str, typer.Option(help="all | first:K | x,y,z;x,y,z (at most 64 listed).")]
+MaxRecords = Annotated[int, typer.Option(help="Warp-instructions kept per launch.")]
+Source = Annotated[str | None, typer.Option(help="Source file of the kernel, kept in the trace.")]
+Description = Annotated[str | None, typer.Option(help="Text put first in the description.")]
+KeepRaw = Annotated[Path | None, typer.Option(help="Also copy the tracer's raw output here.")]
+Timeout = Annotated[float | None, typer.Option(help="Stop the program after this many seconds.")]
+CsvOut = Annotated[Path | None, typer.Option("--csv", help="Also save ncu's raw-page CSV here.")]
+DetailsOut = Annotated[
+    Path | None, typer.Option("--details-csv", help="Also save ncu's details-page CSV here.")
+]
+
+
+def _print_counters(doc: dict[str, Any]) -> None:
+    for item in doc["launches"]:
+        print(f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}")
+
+
+def record(
+    command: list[str],
+    output: Path,
+    options: Any,
+    *,
+    source: str | None = None,
+    description: str | None = None,
+    keep_raw: Path | None = None,
+    timeout: float | None = None,
+    csv_out: Path | None = None,
+    details_out: Path | None = None,
+) -> dict[str, Any]:
+    """Trace the program, then profile with ncu exactly the launches the trace recorded, into one trace."""
+    from bankism.capture import ncu, toolkit
+    from bankism.capture.convert import trace_program
+    from bankism.capture.run import validate_options
+
+    validate_options(options)
+    if not command:
+        raise BankismError("no program given: put it after --, e.g. bankism record -o t.json -- ./app")
+    ncu_path = ncu.find_ncu()  # before the (long) traced run
+    seen: list[dict[str, Any]] = []
+    doc = trace_program(command, output, options, source, description, keep_raw, timeout, seen)
+    selection, indices = ncu.exact_selection(seen, [launch["index"] for launch in doc["launches"]])
+    profiled = ncu.run_profile(command, keep_csv=csv_out, keep_details=details_out, selection=selection)
+    for launch in profiled:  # ncu's results count the selected launches: back to indices in the process
+        launch.id = indices[launch.id] if 0 <= launch.id < len(indices) else -1
+    missing = ncu.fill_counters(doc, profiled, "ncu", by_index=True)
+    _save_with_counters(doc, output, toolkit.ncu_version(ncu_path))
+    if missing:
+        print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
+    return doc
 
 
 def register(app: typer.Typer) -> None:
@@ -110,25 +184,23 @@ def register(app: typer.Typer) -> None:
         ],
         program: Program = None,
         kernel: KernelRegex = None,
-        launch: Annotated[
-            list[int] | None,
-            typer.Option("--launch", help="Keep the N-th matching launch (0-based); repeatable."),
-        ] = None,
-        blocks: Annotated[str, typer.Option(help="all | first:K | x,y,z;x,y,z (at most 64 listed).")] = "all",
-        max_records: Annotated[int, typer.Option(help="Warp-instructions kept per launch.")] = 1_000_000,
-        source: Annotated[
-            str | None, typer.Option(help="Source file of the kernel, kept in the trace.")
-        ] = None,
-        description: Annotated[str | None, typer.Option(help="Text put first in the description.")] = None,
-        keep_raw: Annotated[Path | None, typer.Option(help="Also copy the tracer's raw output here.")] = None,
-        timeout: Annotated[
-            float | None, typer.Option(help="Stop the program after this many seconds.")
-        ] = None,
+        launch: Launches = None,
+        blocks: Blocks = "all",
+        max_records: MaxRecords = 1_000_000,
+        source: Source = None,
+        description: Description = None,
+        keep_raw: KeepRaw = None,
+        timeout: Timeout = None,
     ) -> None:
         """Run a CUDA program under the Sanitizer-API tracer and record its shared-memory accesses."""
         from bankism.capture.convert import trace_program
         from bankism.capture.run import TraceOptions
 
+        inputs = [source, *(program or [])[:1]]
+        check_output(output, "-o", inputs)
+        check_output(output.with_suffix(".npz"), f"-o {output}: its records file", inputs)
+        if keep_raw is not None:
+            check_output(keep_raw, "--keep-raw", [*inputs, output])
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
         doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
         print(f"wrote {output}:")
@@ -144,30 +216,46 @@ def register(app: typer.Typer) -> None:
                 "-o", "--output", help="Trace whose matching launches get the counters (else a new one)."
             ),
         ] = None,
-        kernel: KernelRegex = None,
+        kernel: Annotated[
+            str | None,
+            typer.Option("--kernel", help="Profile only kernels whose demangled name matches this regex."),
+        ] = None,
+        launch: Annotated[
+            int | None, typer.Option("--launch", help="Start at the N-th matching launch (0-based).")
+        ] = None,
+        launch_count: Annotated[
+            int | None,
+            typer.Option(
+                "--launch-count", help="Profile K matching launches (default: 1 with --launch, else all)."
+            ),
+        ] = None,
         metric: Annotated[
             list[str] | None, typer.Option(help="Extra ncu metric to collect; repeatable.")
         ] = None,
-        csv_out: Annotated[
-            Path | None, typer.Option("--csv", help="Also save ncu's raw-page CSV here.")
-        ] = None,
-        details_out: Annotated[
-            Path | None, typer.Option("--details-csv", help="Also save ncu's details-page CSV here.")
-        ] = None,
+        csv_out: CsvOut = None,
+        details_out: DetailsOut = None,
     ) -> None:
-        """Measure shared-memory instructions, wavefronts and bank conflicts of every launch with ncu."""
+        """Measure shared-memory instructions, wavefronts and bank conflicts of kernel launches with ncu."""
         from bankism import trace as traceio
         from bankism.capture import ncu, toolkit
 
         command = list(program or [])
-        profiled = ncu.run_profile(command, metric or (), keep_csv=csv_out, keep_details=details_out)
+        for path, option in ((csv_out, "--csv"), (details_out, "--details-csv")):
+            if path is not None:
+                check_output(path, option, [output, *command[:1]])
+        selection = ncu.check_selection(kernel, launch, launch_count)
+        if output is not None and output.exists():
+            traceio.load(output)  # a bad trace is refused before the (long) profile
+        profiled = ncu.run_profile(
+            command, metric or (), keep_csv=csv_out, keep_details=details_out, selection=selection
+        )
         selected = ncu.select_kernels(profiled, kernel)
         if not selected:
             raise BankismError(f"ncu profiled no launch of a kernel matching --kernel {kernel!r}")
         version = toolkit.ncu_version()
         if output is not None and output.exists():
             doc = traceio.load(output)
-            missing = ncu.fill_counters(doc, selected, str(output))
+            missing = ncu.fill_counters(doc, selected, str(output), by_index=selection.everything)
             _save_with_counters(doc, output, version)
             if missing:
                 print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
@@ -183,6 +271,42 @@ def register(app: typer.Typer) -> None:
             print(
                 f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
             )
+
+    @app.command("record", context_settings=_PROGRAM_SETTINGS)
+    def record_command(
+        output: Annotated[
+            Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")
+        ],
+        program: Program = None,
+        kernel: KernelRegex = None,
+        launch: Launches = None,
+        blocks: Blocks = "all",
+        max_records: MaxRecords = 1_000_000,
+        source: Source = None,
+        description: Description = None,
+        keep_raw: KeepRaw = None,
+        timeout: Timeout = None,
+        csv_out: CsvOut = None,
+        details_out: DetailsOut = None,
+    ) -> None:
+        """Trace a CUDA program, then profile exactly the traced launches with ncu: one trace with both."""
+        from bankism.capture.run import TraceOptions
+
+        options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
+        doc = record(
+            list(program or []),
+            output,
+            options,
+            source=source,
+            description=description,
+            keep_raw=keep_raw,
+            timeout=timeout,
+            csv_out=csv_out,
+            details_out=details_out,
+        )
+        print(f"wrote {output}:")
+        for item in doc["launches"]:
+            print(_launch_summary(item))
 
     @app.command("ncu-import")
     def ncu_import_command(
@@ -200,18 +324,17 @@ def register(app: typer.Typer) -> None:
         from bankism import trace as traceio
         from bankism.capture import ncu
 
+        target, label = _import_target(report, into, output)
         profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
         if not profiled:
             raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
         if into is not None:
             doc = traceio.load(into)
             missing = ncu.fill_counters(doc, profiled, str(report))
-            target = output or into
             if missing:
                 print(f"note: no CSV launch matched trace launch(es) {missing}; their counters stay null")
         else:
             doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
-            target = output or report.with_suffix(".json")
         traceio.save(doc, target)
         print(f"wrote {target}:")
         for item in doc["launches"]:

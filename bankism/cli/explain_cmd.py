@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
 
 
@@ -79,7 +80,7 @@ def register(app: typer.Typer) -> None:
             help="VAR=VALUE: take the snapshot when VAR has this value (repeatable).")] = None,
         dynamic_smem: Annotated[int | None, typer.Option(
             help="Bytes of dynamic (extern __shared__) memory per block.")] = None,
-        arch: Annotated[str, typer.Option(help="Architecture the engine models.")] = "sm_90",
+        arch: Annotated[str, typer.Option(help="Architecture the engine models.")] = DEFAULT_ARCH,
         as_json: Annotated[bool, typer.Option("--json", help="Print the JSON report instead.")] = False,
         all_warps: Annotated[bool, typer.Option(help="List every warp in the text report.")] = False,
         bank_map: Annotated[bool, typer.Option(

@@ -48,8 +48,13 @@ class Threads:
 
 def block_dims(block: object) -> tuple[int, int, int]:
     """``block`` as (x, y, z): an int or a tuple of one to three positive ints."""
-    dims = (block,) if isinstance(block, int | np.integer) else tuple(block)
-    if not 1 <= len(dims) <= 3 or any(int(d) != d or d < 1 for d in dims):
+    try:
+        dims = (block,) if isinstance(block, int | np.integer) else tuple(block)  # type: ignore[arg-type]
+        wrong = not 1 <= len(dims) <= 3 or any(
+            isinstance(d, bool | str | bytes) or int(d) != d or d < 1 for d in dims)
+    except (TypeError, ValueError, OverflowError):
+        wrong = True
+    if wrong:
         raise BankismError(f"block={block!r} must be 1 to 3 positive integers, as in <<<grid, block>>>")
     dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     if math.prod(dims) > MAX_THREADS_PER_BLOCK:

@@ -214,6 +214,10 @@ def advise(
     of its kind does as well, and proves each by re-running ``check``. An empty list means
     no layout in the search space does better than the one given.
     """
+    if isinstance(limit, bool) or not isinstance(limit, int | np.integer) or limit < 1:
+        raise BankismError(f"limit={limit!r}: ask for at least 1 fix (an integer >= 1)")
+    if not isinstance(array, SharedArray):
+        raise BankismError(f"array must be a SharedArray; got {type(array).__name__}")
     own = [a for a in as_list(accesses) if a.array == array]
     if not own:
         raise BankismError(f"none of the given accesses reads or writes {array}")

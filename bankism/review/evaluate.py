@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,20 +19,46 @@ from bankism.errors import BankismError
 from bankism.review.access import Access, Threads, block_dims, loop_parameters, threads
 from bankism.review.layout import SharedArray
 
+#: Warp-instructions evaluated and simulated per engine call by ``check``: a check with more streams
+#: them in chunks of this size, so memory stays flat whatever the loop sizes.
+CHECK_CHUNK = 1 << 16
+
 
 @dataclass(frozen=True)
 class Places:
-    """Names the warp-instructions of an evaluated access: loop-major, then warp."""
+    """Names the warp-instructions of an evaluated access: loop-major, then warp.
+
+    The loop values of instruction ``i`` are computed from the loop lists on demand (in
+    ``itertools.product`` order), so a million loop values take no memory of their own.
+    """
 
     threads: Threads | None
     loop_names: tuple[str, ...]
-    loop_values: tuple[tuple, ...]
+    loop_lists: tuple[Sequence, ...]
     recorded: Sequence[str] | None = None
+
+    @property
+    def combinations(self) -> int:
+        """How many combinations of loop values there are (1 without loops)."""
+        return math.prod(len(values) for values in self.loop_lists)
+
+    def combination(self, j: int) -> tuple:
+        """The ``j``-th combination of loop values, as ``itertools.product`` orders them."""
+        values = []
+        for items in reversed(self.loop_lists):
+            j, k = divmod(j, len(items))
+            values.append(items[k])
+        return tuple(reversed(values))
+
+    @property
+    def loop_values(self) -> tuple[tuple, ...]:
+        """Every combination of loop values (materialised: for small checks only)."""
+        return tuple(self.combination(j) for j in range(self.combinations))
 
     def __len__(self) -> int:
         if self.recorded is not None:
             return len(self.recorded)
-        return len(self.loop_values) * self.threads.warps
+        return self.combinations * self.threads.warps
 
     def warp(self, i: int) -> int | None:
         return None if self.recorded is not None else i % self.threads.warps
@@ -40,7 +66,7 @@ class Places:
     def loops(self, i: int) -> dict[str, object]:
         if self.recorded is not None:
             return {}
-        values = self.loop_values[i // self.threads.warps]
+        values = self.combination(i // self.threads.warps)
         return dict(zip(self.loop_names, values, strict=True))
 
     def text(self, i: int) -> str:
@@ -75,20 +101,45 @@ class Evaluated:
     places: Places
 
 
-def evaluate_access(access: Access, block: object, loops: Mapping[str, Iterable] | None) -> Evaluated:
-    """Run the access's index and mask functions for every warp and loop value, vectorized."""
-    if access.recorded is not None:
-        places = Places(None, (), (), recorded=access.recorded.places)
-        return Evaluated(access.recorded.indices, access.recorded.active, places)
+def _places(access: Access, block: object, loops: Mapping[str, Iterable] | None) -> tuple[Places, list, list]:
+    """The places of an access's warp-instructions and the loop names its index and mask take."""
     if block is None:
         raise BankismError(f"{access.label}: give block= (the thread-block shape) to evaluate it")
+    if loops is not None and not isinstance(loops, Mapping):
+        raise BankismError(
+            f"{access.label}: loops= must map loop names to values; got {type(loops).__name__}")
     loops = {} if loops is None else dict(loops)
     t = threads(block_dims(block))
     index_loops = loop_parameters(access.index, loops, "index", access.label)
     mask_loops = loop_parameters(access.mask, loops, "mask", access.label) if access.mask else []
     names = tuple(n for n in loops if n in index_loops or n in mask_loops)
-    values = tuple(itertools.product(*(list(loops[n]) for n in names)))
-    places = Places(t, names, values)
+    lists = []
+    for name in names:
+        values = loops[name]
+        if isinstance(values, str) or not isinstance(values, Sequence):
+            try:
+                values = list(values)
+            except TypeError:
+                raise BankismError(f"{access.label}: loops[{name!r}] must be a sequence of values; got "
+                                   f"{type(values).__name__}") from None
+        lists.append(values)
+    return Places(t, names, tuple(lists)), index_loops, mask_loops
+
+
+def evaluate_access(
+    access: Access, block: object, loops: Mapping[str, Iterable] | None, combinations: range | None = None,
+) -> Evaluated:
+    """Run the access's index and mask functions for every warp and loop value, vectorized.
+
+    ``combinations`` evaluates only those combinations of loop values (``check`` streams them).
+    """
+    if access.recorded is not None:
+        places = Places(None, (), (), recorded=access.recorded.places)
+        return Evaluated(access.recorded.indices, access.recorded.active, places)
+    places, index_loops, mask_loops = _places(access, block, loops)
+    t, names = places.threads, places.loop_names
+    chosen = range(places.combinations) if combinations is None else combinations
+    values = tuple(places.combination(j) for j in chosen)
     shape = (len(values), t.warps, LANES)
     raw = _call(access.index, t, names, values, index_loops, shape, access.label, "index")
     parts = raw if isinstance(raw, tuple) else (raw,)
@@ -100,13 +151,32 @@ def evaluate_access(access: Access, block: object, loops: Mapping[str, Iterable]
     indices = tuple(_as_index(p, shape, access.label, k) for k, p in enumerate(parts))
     active = np.broadcast_to(t.valid, shape)
     if access.mask is not None:
-        chosen = _call(access.mask, t, names, values, mask_loops, shape, access.label, "mask")
-        active = active & np.broadcast_to(np.asarray(chosen, bool), shape)
+        chosen_mask = _call(access.mask, t, names, values, mask_loops, shape, access.label, "mask")
+        active = active & np.broadcast_to(np.asarray(chosen_mask, bool), shape)
     if access.op in MATRIX_OPS:
         active = active & (np.arange(LANES) < LANES_PER_MATRIX * access.matrices)
     n = shape[0] * shape[1]
     indices = tuple(i.reshape(n, LANES) for i in indices)
     return Evaluated(indices, np.ascontiguousarray(active).reshape(n, LANES), places)
+
+
+def evaluation_chunks(
+    access: Access, block: object, loops: Mapping[str, Iterable] | None, chunk: int = CHECK_CHUNK,
+) -> tuple[Places, Iterator[Evaluated]]:
+    """The access's places and its evaluation in pieces of at most ``chunk`` warp-instructions
+    (whole loop-value combinations; at least one combination per piece)."""
+    if access.recorded is not None:
+        whole = evaluate_access(access, block, loops)
+        return whole.places, iter([whole])
+    places, _, _ = _places(access, block, loops)
+    per_piece = max(1, chunk // places.threads.warps)
+    total = places.combinations
+
+    def pieces() -> Iterator[Evaluated]:
+        for start in range(0, total, per_piece):
+            yield evaluate_access(access, block, loops, range(start, min(total, start + per_piece)))
+
+    return places, pieces()
 
 
 def _call(function, t, names, values, used, shape, label, role):

@@ -92,6 +92,26 @@ def _canonical_dtype(dtype: object) -> str:
     raise BankismError(f"unknown element type {dtype!r}: expected one of {known}")
 
 
+def _whole(value: object) -> bool:
+    """A whole number (an int, or a float with no fraction); never a string or a bool."""
+    if isinstance(value, bool | np.bool_ | str | bytes):
+        return False
+    try:
+        return int(value) == value  # type: ignore[call-overload]
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _items(value: object) -> tuple:
+    """A shape given as a sequence, as a tuple; () for anything else (then refused)."""
+    if isinstance(value, str | bytes):
+        return ()
+    try:
+        return tuple(value)  # type: ignore[arg-type]
+    except TypeError:
+        return ()
+
+
 @dataclass(frozen=True, repr=False)
 class SharedArray:
     """A ``__shared__`` array: element type, shape, row padding, base byte offset and swizzle.
@@ -112,15 +132,15 @@ class SharedArray:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", _canonical_dtype(self.dtype))
-        shape = (self.shape,) if isinstance(self.shape, int | np.integer) else tuple(self.shape)
-        if not shape or any(int(n) != n or n < 1 for n in shape):
+        shape = (self.shape,) if isinstance(self.shape, int | np.integer) else _items(self.shape)
+        if not shape or any(not _whole(n) or n < 1 for n in shape):
             raise BankismError(f"shared array {self.name}: shape {self.shape!r} must be positive integers")
         object.__setattr__(self, "shape", tuple(int(n) for n in shape))
-        if int(self.pad) != self.pad or self.pad < 0:
+        if not _whole(self.pad) or self.pad < 0:
             raise BankismError(f"shared array {self.name}: pad={self.pad!r} must be an integer >= 0")
         if self.pad and len(self.shape) < 2:
             raise BankismError(f"shared array {self.name}: pad applies to rows; a 1-D array has none")
-        if int(self.base) != self.base or self.base < 0 or self.base % self.itemsize:
+        if not _whole(self.base) or self.base < 0 or self.base % self.itemsize:
             raise BankismError(
                 f"shared array {self.name}: base={self.base!r} must be a byte offset >= 0 "
                 f"aligned to its {self.itemsize}-byte elements"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import itertools
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -12,9 +13,10 @@ import numpy as np
 from bankism.arch import (
     DEFAULT_ARCH,
 )
+from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.review.access import Access
-from bankism.review.evaluate import Places, evaluate_access, simulate_access
+from bankism.review.evaluate import CHECK_CHUNK, Places, evaluation_chunks, simulate_access
 
 
 @dataclass(frozen=True)
@@ -68,29 +70,39 @@ class WarpInstruction:
         return self.site.places.loops(self.index)
 
     @property
+    def _row(self) -> tuple[SimulationResult, int]:
+        return self.site.result_of(self.index)
+
+    @property
     def wavefronts(self) -> int:
-        return int(self.site.result.wavefronts[self.index])
+        result, i = self._row
+        return int(result.wavefronts[i])
 
     @property
     def ideal(self) -> int:
-        return int(self.site.result.ideal[self.index])
+        result, i = self._row
+        return int(result.ideal[i])
 
     @property
     def conflicts(self) -> int:
-        return int(self.site.result.conflicts[self.index])
+        result, i = self._row
+        return int(result.conflicts[i])
 
     @property
     def addresses(self) -> np.ndarray:
-        return self.site.result.addresses[self.index]
+        result, i = self._row
+        return result.addresses[i]
 
     def describe(self) -> str:
         """The engine's sentence: how the warp was split or merged, and what it costs."""
-        return self.site.result.describe(self.index)
+        result, i = self._row
+        return result.describe(i)
 
     @property
     def bank_map(self):
         """The engine's ``BankMap`` of this warp-instruction."""
-        return self.site.result.bank_map(self.index)
+        result, i = self._row
+        return result.bank_map(i)
 
     @property
     def collisions(self) -> list[Collision]:
@@ -118,13 +130,80 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
+Cost = tuple[int, int, int]  # (wavefronts, ideal, conflicts) of one warp-instruction
+
+
+@dataclass
+class Streamed:
+    """What ``check`` keeps of an access too large for one engine call (more than CHECK_CHUNK
+    warp-instructions): sums, how many warp-instructions have each cost, and the worst and peak
+    warp-instructions (each as a one-instruction engine result), so memory stays flat."""
+
+    instructions: int = 0
+    wavefronts: int = 0
+    ideal: int = 0
+    conflicts: int = 0
+    cycles: float = 0.0
+    costs: Counter = field(default_factory=Counter)
+    kept: dict[int, SimulationResult] = field(default_factory=dict)
+    worst: tuple[tuple[int, int], int] | None = None  # ((conflicts, wavefronts), index)
+    peak: tuple[tuple[int, int], int] | None = None  # ((wavefronts, conflicts), index)
+
+    def add(self, result: SimulationResult, start: int, access: Access, arch: str) -> None:
+        """Fold in the engine result of warp-instructions ``start``, ``start + 1``, ..."""
+        n = len(result)
+        if n == 0:
+            return
+        self.instructions += n
+        self.wavefronts += result.total_wavefronts
+        self.ideal += result.total_ideal
+        self.conflicts += result.total_conflicts
+        self.cycles += result.total_cycles
+        triples, counts = np.unique(np.stack([result.wavefronts, result.ideal, result.conflicts], axis=1),
+                                    axis=0, return_counts=True)
+        for (w, i, c), count in zip(triples.tolist(), counts.tolist(), strict=True):
+            self.costs[(w, i, c)] += count
+        for slot, primary, secondary in (("worst", result.conflicts, result.wavefronts),
+                                         ("peak", result.wavefronts, result.conflicts)):
+            candidates = np.flatnonzero(primary == primary.max())
+            i = int(candidates[np.argmax(secondary[candidates])])
+            key = (int(primary[i]), int(secondary[i]))
+            current = getattr(self, slot)
+            if current is None or key > current[0]:
+                setattr(self, slot, (key, start + i))
+                self.kept[start + i] = _one(result, i, access, arch)
+        wanted = {entry[1] for entry in (self.worst, self.peak) if entry is not None}
+        self.kept = {index: kept for index, kept in self.kept.items() if index in wanted}
+
+    @property
+    def worst_index(self) -> int | None:
+        return None if self.worst is None else self.worst[1]
+
+    @property
+    def peak_index(self) -> int | None:
+        return None if self.peak is None else self.peak[1]
+
+
+def _one(result: SimulationResult, i: int, access: Access, arch: str) -> SimulationResult:
+    """Warp-instruction ``i`` of an engine result, on its own (for its sentence and bank map)."""
+    masks = result.masks if result.masks.shape[0] == 1 else result.masks[i : i + 1]
+    return simulate(result.addresses[i : i + 1], width=result.width, op=result.op, active=masks,
+                    matrices=result.matrices, arch=arch, atomic_op=result.atomic_op or "add")
+
+
 @dataclass(frozen=True)
 class Site:
-    """The engine's counts for every warp-instruction of one access."""
+    """The engine's counts for every warp-instruction of one access.
+
+    ``result`` is the engine's ``SimulationResult`` for all of them, or None when the access has
+    more warp-instructions than one engine call takes (``CHECK_CHUNK``): ``check`` then streams
+    them and keeps ``streamed`` (sums, costs, worst and peak) instead.
+    """
 
     access: Access
     result: object = field(repr=False)
     places: Places = field(repr=False)
+    streamed: Streamed | None = field(default=None, repr=False)
 
     @property
     def label(self) -> str:
@@ -132,32 +211,56 @@ class Site:
 
     @property
     def instructions(self) -> int:
-        return len(self.result)
+        return self.streamed.instructions if self.streamed else len(self.result)
 
     @property
     def wavefronts(self) -> int:
-        return self.result.total_wavefronts
+        return self.streamed.wavefronts if self.streamed else self.result.total_wavefronts
 
     @property
     def ideal(self) -> int:
-        return self.result.total_ideal
+        return self.streamed.ideal if self.streamed else self.result.total_ideal
 
     @property
     def conflicts(self) -> int:
-        return self.result.total_conflicts
+        return self.streamed.conflicts if self.streamed else self.result.total_conflicts
 
     @property
     def cycles(self) -> float:
-        return self.result.total_cycles
+        return self.streamed.cycles if self.streamed else self.result.total_cycles
 
     @property
     def conflict_free(self) -> bool:
         return self.conflicts == 0
 
     @property
+    def costs(self) -> dict[Cost, int]:
+        """How many warp-instructions cost each (wavefronts, ideal, conflicts)."""
+        if self.streamed:
+            return dict(self.streamed.costs)
+        r = self.result
+        if not len(r):
+            return {}
+        triples, counts = np.unique(np.stack([r.wavefronts, r.ideal, r.conflicts], axis=1), axis=0,
+                                    return_counts=True)
+        return {tuple(t): int(c) for t, c in zip(triples.tolist(), counts.tolist(), strict=True)}
+
+    @property
     def max_wavefronts(self) -> int:
         """The most wavefronts one warp-instruction of this access costs."""
+        if self.streamed:
+            return max((w for w, _, _ in self.streamed.costs), default=0)
         return int(self.result.wavefronts.max()) if self.instructions else 0
+
+    def result_of(self, i: int) -> tuple[SimulationResult, int]:
+        """The engine result holding warp-instruction ``i`` and its row there."""
+        if self.streamed is None:
+            return self.result, i
+        if i not in self.streamed.kept:
+            raise BankismError(
+                f"{self.label}: warp-instruction {i} of {self.instructions} was streamed through the engine "
+                "and not kept; a large check keeps its worst and peak warp-instructions only")
+        return self.streamed.kept[i], 0
 
     def instruction(self, i: int) -> WarpInstruction:
         return WarpInstruction(self, i)
@@ -165,11 +268,17 @@ class Site:
     @property
     def worst(self) -> WarpInstruction | None:
         """The warp-instruction with the most conflict wavefronts (then the most wavefronts)."""
+        if self.streamed:
+            index = self.streamed.worst_index
+            return None if index is None else WarpInstruction(self, index)
         return self._first_max(self.result.conflicts, self.result.wavefronts)
 
     @property
     def peak(self) -> WarpInstruction | None:
         """The warp-instruction with the most wavefronts (then the most conflict wavefronts)."""
+        if self.streamed:
+            index = self.streamed.peak_index
+            return None if index is None else WarpInstruction(self, index)
         return self._first_max(self.result.wavefronts, self.result.conflicts)
 
     def _first_max(self, primary: np.ndarray, secondary: np.ndarray) -> WarpInstruction | None:
@@ -180,9 +289,8 @@ class Site:
 
     def count_like(self, instruction: WarpInstruction) -> int:
         """How many warp-instructions cost as much as ``instruction`` (wavefronts and ideal)."""
-        r = self.result
-        same = (r.wavefronts == instruction.wavefronts) & (r.ideal == instruction.ideal)
-        return int(np.count_nonzero(same))
+        return sum(n for (w, i, _), n in self.costs.items()
+                   if w == instruction.wavefronts and i == instruction.ideal)
 
 
 @dataclass(frozen=True)
@@ -378,10 +486,24 @@ def check(
     one ``bankism.simulate`` call. ``block`` may be omitted when every access was recorded
     (``Access.from_addresses``).
     """
-    sites = []
-    for access in as_list(accesses):
-        evaluated = evaluate_access(access, block, loops)
-        sites.append(Site(access, simulate_access(access, evaluated, arch), evaluated.places))
-    return Report(sites, arch)
+    return Report([check_site(access, block, loops, arch) for access in as_list(accesses)], arch)
 
 
+def check_site(
+    access: Access, block: object, loops: Mapping[str, Iterable] | None, arch: str, chunk: int = CHECK_CHUNK,
+) -> Site:
+    """One access through the engine: in one call, or streamed ``chunk`` warp-instructions at a time."""
+    if not isinstance(arch, str):
+        raise BankismError(f"arch must be a string such as 'sm_90'; got {arch!r}")
+    places, pieces = evaluation_chunks(access, block, loops, chunk)
+    first = next(pieces)
+    following = next(pieces, None)
+    if following is None:
+        return Site(access, simulate_access(access, first, arch), places)
+    streamed = Streamed()
+    start = 0
+    for piece in itertools.chain([first, following], pieces):
+        result = simulate_access(access, piece, arch)
+        streamed.add(result, start, access, arch)
+        start += len(result)
+    return Site(access, None, places, streamed)

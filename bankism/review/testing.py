@@ -49,7 +49,7 @@ def assert_max_wavefronts(
 
 def _conflict_message(site: Site, block: object, loops: Mapping | None) -> str:
     worst = site.worst
-    bad = int((site.result.conflicts > 0).sum())
+    bad = sum(n for (_, _, conflicts), n in site.costs.items() if conflicts > 0)
     head = (
         f"{site.label} is not conflict-free: {site.conflicts} excess wavefront(s) in {bad} of "
         f"{site.instructions} warp-instruction(s) ({site.wavefronts} wavefronts where {site.ideal} would do)."
@@ -59,7 +59,7 @@ def _conflict_message(site: Site, block: object, loops: Mapping | None) -> str:
 
 def _budget_message(site: Site, wavefronts: int, block: object, loops: Mapping | None) -> str:
     peak = site.peak
-    over = int((site.result.wavefronts > wavefronts).sum())
+    over = sum(n for (cost, _, _), n in site.costs.items() if cost > wavefronts)
     head = (
         f"{site.label} costs up to {peak.wavefronts} wavefronts per warp-instruction, more than the "
         f"{wavefronts} allowed, in {over} of {site.instructions} warp-instruction(s)."

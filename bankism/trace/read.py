@@ -38,6 +38,8 @@ def _parse_json(path: Path) -> Any:
         raise BankismError(f"{path}: cannot read: {error.strerror}") from None
     try:
         return json.loads(text)
+    except RecursionError:
+        raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
     except json.JSONDecodeError as error:
         truncated = not text[error.pos:].strip()
         why = "the file ends early (truncated?)" if truncated else error.msg

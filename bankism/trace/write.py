@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import os
-import tempfile
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bankism.errors import BankismError
+from bankism.files import replace, temporary_sibling
 from bankism.trace.format import INLINE_RECORD_LIMIT, RECORD_FIELDS
 from bankism.trace.validate import SiteTable, check_records, checked_arrays, validate_document
 
@@ -97,27 +95,6 @@ def _write_npz(path: Path, members: dict[str, np.ndarray]) -> None:
                 np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
 
 
-def _new_file_mode() -> int:
-    """The mode an ordinary new file gets (mkstemp makes its files private; traces are shared)."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
-@contextlib.contextmanager
-def _temporary_sibling(path: Path) -> Iterator[Path]:
-    """A temporary file next to ``path``, removed unless it was renamed onto ``path``."""
-    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(handle)
-    temp = Path(name)
-    temp.chmod(_new_file_mode())
-    try:
-        yield temp
-    finally:
-        if temp.exists():
-            temp.unlink()
-
-
 def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None = None) -> Path:
     """Check and write a trace atomically; records go to ``<name>.npz`` when binary (or when large).
 
@@ -144,7 +121,7 @@ def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None 
             launch["records_file"] = npz.name
     inline = {} if binary else arrays_by_position
     text = _render_document(layout, inline)
-    with _temporary_sibling(out) as json_temp, _temporary_sibling(npz) as npz_temp:
+    with temporary_sibling(out) as json_temp, temporary_sibling(npz) as npz_temp:
         if binary:
             members: dict[str, np.ndarray] = {}
             for position, arrays in arrays_by_position.items():
@@ -152,6 +129,6 @@ def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None 
             _write_npz(npz_temp, members)
         json_temp.write_text(text, encoding="utf-8")
         if binary:
-            os.replace(npz_temp, npz)
-        os.replace(json_temp, out)
+            replace(npz_temp, npz)
+        replace(json_temp, out)
     return out

@@ -14,10 +14,21 @@
 //   BANKISM_TRACE_LAUNCHES     comma-separated indices among the launches that match the regex (default all)
 //   BANKISM_TRACE_BLOCKS       all | first:K | x,y,z;x,y,z;...  (blocks whose accesses are recorded)
 //   BANKISM_TRACE_MAX_RECORDS  warp-instructions kept per launch (default 1000000)
+//   BANKISM_TRACE_PATCH_ALL=1  patch every module, not only those holding a kernel the regex matches
+// Diagnosis knobs (docs/tracer.md, "Diagnosing a crash"):
+//   BANKISM_TRACE_STAGE        load | subscribe | observe | patch | trace (default): how far the tracer goes
+//   BANKISM_TRACE_BACKTRACE=1  print a native backtrace to stderr on SIGSEGV/SIGBUS, then re-raise it
 #include <cxxabi.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <execinfo.h>
+#include <fcntl.h>
 #include <sanitizer.h>
+#include <signal.h>
+#include <ucontext.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +37,7 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tracer_records.h"
@@ -42,7 +54,11 @@ struct Options {
     uint32_t block_limit = 0;
     std::vector<uint32_t> selected;
     unsigned long long max_records = 1000000ULL;
+    bool patch_all = false;  // patch modules that hold no kernel the regex matches too
 };
+
+// How far the tracer goes, for bisecting a crash: each stage does everything the one before it does.
+enum Stage { STAGE_LOAD, STAGE_SUBSCRIBE, STAGE_OBSERVE, STAGE_PATCH, STAGE_TRACE };
 
 struct ContextState {
     bool patches_loaded = false;
@@ -68,17 +84,23 @@ struct PendingLaunch {
     uint64_t function_size;
 };
 
-std::recursive_mutex g_mutex;
+// The state lives on the heap and is never destroyed: the driver calls back while the process tears down
+// (modules unloaded, memory freed from other libraries' static destructors), after this library's own
+// static destructors would have run.
+std::recursive_mutex& g_mutex = *new std::recursive_mutex;
 std::once_flag g_once;
 int g_init_result = 1;
-Options g_options;
+Options& g_options = *new Options;
+Stage g_stage = STAGE_TRACE;
 bool g_ready = false;
 bool g_debug = false;
 thread_local bool t_in_callback = false;  // set while a callback runs: calls we make may call back
 FILE* g_manifest = nullptr;
-std::map<CUcontext, ContextState> g_contexts;
-std::map<CUmodule, int> g_modules;
-std::map<Sanitizer_LaunchHandle, PendingLaunch> g_pending;
+std::map<CUcontext, ContextState>& g_contexts = *new std::map<CUcontext, ContextState>;
+std::map<CUmodule, int>& g_modules = *new std::map<CUmodule, int>;
+std::map<CUmodule, bool>& g_patched = *new std::map<CUmodule, bool>;  // module -> its kernels call the patches
+std::map<Sanitizer_LaunchHandle, PendingLaunch>& g_pending = *new std::map<Sanitizer_LaunchHandle, PendingLaunch>;
+std::unordered_map<std::string, bool>& g_name_matches = *new std::unordered_map<std::string, bool>;
 unsigned long long g_launch_counter = 0;
 unsigned long long g_matching_counter = 0;
 
@@ -100,21 +122,55 @@ std::string json_string(const std::string& text)
     return out + "\"";
 }
 
+int g_owner = -1;  // whether this process records: -1 not decided yet, 0 no, 1 yes
+bool owner();
+
 void write_line(const std::string& line)
 {
-    if (g_manifest == nullptr) return;
+    if (!owner() || g_manifest == nullptr) return;
     fputs(line.c_str(), g_manifest);
     fputc('\n', g_manifest);
     fflush(g_manifest);
+}
+
+// The first process of the traced program to use CUDA records (it creates <dir>/owner); every other
+// process that loads the tracer (the program's children: a compiler it runs, a second CUDA process) passes
+// through untraced, so the manifest never has two writers.
+bool owner()
+{
+    if (g_owner >= 0) return g_owner == 1;
+    const std::string path = g_options.directory + "/owner";
+    const int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+    g_owner = fd >= 0 ? 1 : 0;
+    if (fd < 0) {
+        if (errno != EEXIST) fprintf(stderr, "bankism tracer: cannot create %s: %s\n", path.c_str(), strerror(errno));
+        return false;
+    }
+    const std::string pid = std::to_string(getpid()) + "\n";
+    (void)!write(fd, pid.data(), pid.size());
+    close(fd);
+    g_manifest = fopen((g_options.directory + "/manifest.jsonl").c_str(), "w");
+    if (g_manifest == nullptr) {
+        fprintf(stderr, "bankism tracer: cannot write %s/manifest.jsonl\n", g_options.directory.c_str());
+        return false;
+    }
+    write_line("{\"event\": \"start\", \"tracer\": \"bankism-sanitizer 1\", \"record_size\": " +
+               std::to_string(sizeof(RawRecord)) + ", \"max_records\": " + std::to_string(g_options.max_records) +
+               ", \"pid\": " + std::to_string(getpid()) + ", \"stage\": " + std::to_string((int)g_stage) + "}");
+    return true;
+}
+
+void report_message(const char* event, const std::string& message)
+{
+    fprintf(stderr, "bankism tracer: %s: %s\n", event, message.c_str());
+    write_line(std::string("{\"event\": \"") + event + "\", \"message\": " + json_string(message) + "}");
 }
 
 void report(const char* event, const std::string& what, SanitizerResult result)
 {
     const char* text = "";
     sanitizerGetResultString(result, &text);
-    std::string message = what + ": " + (text ? text : "") + " (" + std::to_string((int)result) + ")";
-    fprintf(stderr, "bankism tracer: %s: %s\n", event, message.c_str());
-    write_line(std::string("{\"event\": \"") + event + "\", \"message\": " + json_string(message) + "}");
+    report_message(event, what + ": " + (text ? text : "") + " (" + std::to_string((int)result) + ")");
 }
 
 // A failed call that makes the trace wrong or incomplete: the Python side refuses to write a trace.
@@ -201,7 +257,123 @@ bool read_options(Options& options)
     }
     if (const char* records = getenv("BANKISM_TRACE_MAX_RECORDS"); records != nullptr && *records)
         options.max_records = strtoull(records, nullptr, 10);
+    const char* patch_all = getenv("BANKISM_TRACE_PATCH_ALL");
+    options.patch_all = patch_all != nullptr && *patch_all == '1';
     return true;
+}
+
+bool read_stage()
+{
+    const char* stage = getenv("BANKISM_TRACE_STAGE");
+    if (stage == nullptr || *stage == 0) return true;
+    const std::string name = stage;
+    const char* names[] = {"load", "subscribe", "observe", "patch", "trace"};
+    for (int i = 0; i <= STAGE_TRACE; ++i)
+        if (name == names[i]) {
+            g_stage = (Stage)i;
+            return true;
+        }
+    fprintf(stderr, "bankism tracer: bad BANKISM_TRACE_STAGE %s (load, subscribe, observe, patch or trace)\n", stage);
+    return false;
+}
+
+// The bare function name of a demangled kernel name, as users write it in their source:
+// 'void ns::f<1>(int*)' -> 'f'; Numba's 'cudapy::__main__::f$241(Array<...>)' and
+// 'cudapy::__main__::f[abi:v1][abi:cw51...](...)' -> 'f'; Triton's 'f' -> 'f'.
+std::string base_name(const std::string& kernel)
+{
+    size_t cut = kernel.size();
+    int depth = 0;
+    for (size_t i = 0; i < kernel.size(); ++i) {  // the parameter list: the first '(' outside template arguments
+        if (kernel[i] == '<') ++depth;
+        if (kernel[i] == '>') --depth;
+        if (kernel[i] == '(' && depth == 0 && kernel.compare(i, 21, "(anonymous namespace)") != 0) {
+            cut = i;
+            break;
+        }
+    }
+    std::string head = kernel.substr(0, cut);
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+    if (!head.empty() && head.back() == '>') {  // drop the template argument list
+        depth = 0;
+        for (size_t i = head.size(); i-- > 0;) {
+            if (head[i] == '>') ++depth;
+            if (head[i] == '<') --depth;
+            if (depth == 0) {
+                head = head.substr(0, i);
+                break;
+            }
+        }
+    }
+    const size_t space = head.rfind(' ');
+    if (space != std::string::npos) head = head.substr(space + 1);
+    const size_t scope = head.rfind("::");
+    if (scope != std::string::npos) head = head.substr(scope + 2);
+    const size_t suffix = head.find_first_of("$[");
+    if (suffix != std::string::npos && suffix > 0) head = head.substr(0, suffix);
+    return head.empty() ? kernel : head;
+}
+
+// Whether --kernel selects a kernel: the regex is searched in the demangled name, the mangled name and
+// the bare function name (so '^f$' picks f whatever its namespace, template arguments or Numba suffix).
+bool kernel_matches(const std::string& mangled)
+{
+    if (!g_options.has_kernel_regex) return true;
+    auto cached = g_name_matches.find(mangled);
+    if (cached != g_name_matches.end()) return cached->second;
+    const std::string demangled = demangle(mangled);
+    const bool matches = std::regex_search(demangled, g_options.kernel_regex) ||
+                         std::regex_search(mangled, g_options.kernel_regex) ||
+                         std::regex_search(base_name(demangled), g_options.kernel_regex);
+    g_name_matches[mangled] = matches;
+    return matches;
+}
+
+// The functions of an ELF cubin (the names of its .text.<function> sections); ok=false when the image is
+// not a well-formed 64-bit ELF file.
+std::vector<std::string> cubin_functions(const char* image, size_t size, bool& ok)
+{
+    std::vector<std::string> names;
+    ok = false;
+    if (image == nullptr || size < sizeof(Elf64_Ehdr) || memcmp(image, ELFMAG, SELFMAG) != 0 ||
+        image[EI_CLASS] != ELFCLASS64)
+        return names;
+    Elf64_Ehdr header;
+    memcpy(&header, image, sizeof(header));
+    if (header.e_shentsize != sizeof(Elf64_Shdr) || header.e_shoff > size ||
+        header.e_shnum > (size - header.e_shoff) / sizeof(Elf64_Shdr) || header.e_shstrndx >= header.e_shnum)
+        return names;
+    auto section = [&](size_t i) {
+        Elf64_Shdr out;
+        memcpy(&out, image + header.e_shoff + i * sizeof(Elf64_Shdr), sizeof(out));
+        return out;
+    };
+    const Elf64_Shdr strings = section(header.e_shstrndx);
+    if (strings.sh_offset > size || strings.sh_size > size - strings.sh_offset) return names;
+    const char* table = image + strings.sh_offset;
+    for (size_t i = 0; i < header.e_shnum; ++i) {
+        const Elf64_Shdr current = section(i);
+        if (current.sh_name >= strings.sh_size) continue;
+        const char* name = table + current.sh_name;
+        const size_t length = strnlen(name, strings.sh_size - current.sh_name);
+        if (length > 6 && length < strings.sh_size - current.sh_name && strncmp(name, ".text.", 6) == 0)
+            names.emplace_back(name + 6, length - 6);
+    }
+    ok = true;
+    return names;
+}
+
+// Whether a module is patched: with a kernel regex, only modules holding a kernel it matches (the others
+// run unpatched, at full speed; PyTorch loads hundreds of modules and uses few of their kernels).
+bool module_wanted(const Sanitizer_ResourceModuleData* data)
+{
+    if (!g_options.has_kernel_regex || g_options.patch_all) return true;
+    bool ok = false;
+    const std::vector<std::string> functions = cubin_functions(data->pCubin, data->cubinSize, ok);
+    if (!ok) return true;  // not an ELF image we can read: patch it rather than miss a kernel
+    for (const std::string& function : functions)
+        if (kernel_matches(function)) return true;
+    return false;
 }
 
 int static_shared_bytes(CUfunction function)
@@ -232,7 +404,15 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* data)
 {
     const int id = (int)g_modules.size();
     g_modules[data->module] = id;
+    g_patched[data->module] = false;
     const std::string name = "module_" + std::to_string(id) + ".cubin";
+    const bool wanted = module_wanted(data);
+    if (!wanted || g_stage < STAGE_PATCH) {
+        write_line("{\"event\": \"module\", \"id\": " + std::to_string(id) + ", \"cubin\": null, \"size\": " +
+                   std::to_string(data->cubinSize) + ", \"selected\": " + (wanted ? "true" : "false") +
+                   ", \"patched\": false, \"matrix_patched\": false}");
+        return;
+    }
     bool written = false;
     if (data->pCubin != nullptr && data->cubinSize > 0) {
         FILE* file = fopen((g_options.directory + "/" + name).c_str(), "wb");
@@ -250,17 +430,16 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* data)
                                                                   data->module, "bankism_matrix_access"),
                                        "patch ldmatrix/stmatrix accesses");
     patched = patched && check(sanitizerPatchModule(data->module), "sanitizerPatchModule");
+    g_patched[data->module] = patched;
     write_line("{\"event\": \"module\", \"id\": " + std::to_string(id) + ", \"cubin\": " +
                (written ? json_string(name) : std::string("null")) + ", \"size\": " + std::to_string(data->cubinSize) +
-               ", \"patched\": " + (patched ? "true" : "false") + ", \"matrix_patched\": " +
+               ", \"selected\": true, \"patched\": " + (patched ? "true" : "false") + ", \"matrix_patched\": " +
                (matrix ? "true" : "false") + "}");
 }
 
-bool launch_selected(const std::string& mangled, const std::string& demangled)
+bool launch_selected(const std::string& mangled)
 {
-    if (g_options.has_kernel_regex && !std::regex_search(demangled, g_options.kernel_regex) &&
-        !std::regex_search(mangled, g_options.kernel_regex))
-        return false;
+    if (!kernel_matches(mangled)) return false;
     const unsigned long long matching = g_matching_counter++;
     return g_options.launches.empty() || g_options.launches.count(matching) > 0;
 }
@@ -310,7 +489,21 @@ void on_launch_begin(const Sanitizer_LaunchData* data)
     launch.static_shared = static_shared_bytes(data->function);
     launch.function_pc = 0;
     launch.function_size = 0;
-    launch.traced = launch_selected(launch.mangled, demangle(launch.mangled));
+    launch.traced = launch_selected(launch.mangled);
+    auto patched = g_patched.find(data->module);
+    const bool module_patched = patched != g_patched.end() && patched->second;
+    if (g_stage < STAGE_TRACE || !module_patched) {
+        if (launch.traced && g_stage == STAGE_TRACE)
+            report_message("error", "launch " + std::to_string(launch.index) + " of " + launch.mangled +
+                                        " matches the kernel regex, but its module was not patched");
+        launch.traced = false;
+        // Kernels of unpatched modules call no patch: they need no callback data. Patched ones get the
+        // disabled control block, so their patches return at once.
+        if (!module_patched || g_stage < STAGE_PATCH) {
+            g_pending[data->hLaunch] = launch;
+            return;
+        }
+    }
 
     ContextState& state = context_state(data->context);
     if (!prepare_buffers(state, data->context, data->hStream)) launch.traced = false;
@@ -423,10 +616,12 @@ void callback(void*, Sanitizer_CallbackDomain domain, Sanitizer_CallbackId cbid,
 {
     // Sanitizer calls made from a callback (loading the patch module, copies) can call back on the same
     // thread; those nested events are the tracer's own and are ignored.
-    if (t_in_callback) return;
+    if (g_debug) fprintf(stderr, "bankism tracer: callback domain %d cbid %d%s\n", (int)domain, (int)cbid,
+                         t_in_callback ? " (nested, ignored)" : "");
+    if (t_in_callback || g_stage <= STAGE_SUBSCRIBE) return;
     CallbackScope scope;
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
-    if (!g_ready) return;
+    if (!g_ready || !owner()) return;
     if (domain == SANITIZER_CB_DOMAIN_RESOURCE && cbid == SANITIZER_CBID_RESOURCE_MODULE_LOADED) {
         debug("module loaded", "");
         on_module_loaded((const Sanitizer_ResourceModuleData*)cbdata);
@@ -456,33 +651,55 @@ void collect_at_exit()
     if (t_in_callback) return;
     CallbackScope scope;
     std::lock_guard<std::recursive_mutex> lock(g_mutex);
-    if (g_ready) collect_finished();
+    if (g_ready && g_owner == 1) collect_finished();
+}
+
+void install_backtrace_handler();
+
+// Diagnosis: who handles SIGSEGV once the Sanitizer API is initialised; with BANKISM_TRACE_BACKTRACE=1 our
+// handler goes back on top, so a crash after this point is reported with its native stack.
+void report_signal_handler()
+{
+    if (!g_debug) return;
+    struct sigaction current;
+    sigaction(SIGSEGV, nullptr, &current);
+    Dl_info where;
+    memset(&where, 0, sizeof(where));
+    const void* handler = (current.sa_flags & SA_SIGINFO) ? (void*)current.sa_sigaction : (void*)current.sa_handler;
+    dladdr(handler, &where);
+    fprintf(stderr, "bankism tracer: SIGSEGV handler after subscribing: %p (%s in %s)\n", handler,
+            where.dli_sname ? where.dli_sname : "?", where.dli_fname ? where.dli_fname : "?");
+    const char* backtraces = getenv("BANKISM_TRACE_BACKTRACE");
+    if (backtraces != nullptr && *backtraces == '1') install_backtrace_handler();
 }
 
 int initialize_once()
 {
-    if (!read_options(g_options)) return 1;
+    if (!read_options(g_options) || !read_stage()) return 1;
     g_debug = getenv("BANKISM_TRACE_DEBUG") != nullptr && *getenv("BANKISM_TRACE_DEBUG") == '1';
-    g_manifest = fopen((g_options.directory + "/manifest.jsonl").c_str(), "w");
-    if (g_manifest == nullptr) {
-        fprintf(stderr, "bankism tracer: cannot write %s/manifest.jsonl\n", g_options.directory.c_str());
-        return 1;
+    if (g_stage == STAGE_LOAD) {
+        debug("stage load: not subscribing", "");
+        return 0;
     }
-    write_line("{\"event\": \"start\", \"tracer\": \"bankism-sanitizer 1\", \"record_size\": " +
-               std::to_string(sizeof(RawRecord)) + ", \"max_records\": " + std::to_string(g_options.max_records) + "}");
     debug("subscribing", "");
     Sanitizer_SubscriberHandle subscriber;
     if (!check(sanitizerSubscribe(&subscriber, callback, nullptr), "sanitizerSubscribe")) return 1;
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_RESOURCE), "enable resource callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_LAUNCH), "enable launch callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_SYNCHRONIZE), "enable synchronize callbacks");
-    check(sanitizerEnableDomain(1, subscriber, SANITIZER_CB_DOMAIN_MEMCPY), "enable memcpy callbacks");
+    // BANKISM_TRACE_DOMAINS (diagnosis): which callback domains to enable, default all four.
+    const char* domains = getenv("BANKISM_TRACE_DOMAINS");
+    const std::string enabled = domains != nullptr ? domains : "resource,launch,synchronize,memcpy";
+    const std::pair<const char*, Sanitizer_CallbackDomain> known[] = {
+        {"resource", SANITIZER_CB_DOMAIN_RESOURCE}, {"launch", SANITIZER_CB_DOMAIN_LAUNCH},
+        {"synchronize", SANITIZER_CB_DOMAIN_SYNCHRONIZE}, {"memcpy", SANITIZER_CB_DOMAIN_MEMCPY}};
+    for (const auto& [name, domain] : known)
+        if (enabled.find(name) != std::string::npos)
+            check(sanitizerEnableDomain(1, subscriber, domain), std::string("enable ") + name + " callbacks");
     atexit(collect_at_exit);
     {
         std::lock_guard<std::recursive_mutex> lock(g_mutex);
         g_ready = true;
     }
     debug("ready", "");
+    report_signal_handler();
     return 0;
 }
 
@@ -490,6 +707,51 @@ int initialize()
 {
     std::call_once(g_once, [] { g_init_result = initialize_once(); });
     return g_init_result;
+}
+
+struct sigaction g_previous_segv, g_previous_bus;
+
+// BANKISM_TRACE_BACKTRACE=1: where a crash happened (the faulting pc, its library and symbol, the native
+// stack), then the signal goes to the handler that was there before (Python's faulthandler, or the default).
+void on_fatal_signal(int signal, siginfo_t* info, void* context)
+{
+    static const char first[] = "bankism tracer: fatal signal, backtrace follows\n";
+    (void)!write(2, first, sizeof(first) - 1);
+    const void* pc = (const void*)((ucontext_t*)context)->uc_mcontext.gregs[REG_RIP];
+    Dl_info where;
+    memset(&where, 0, sizeof(where));
+    dladdr(pc, &where);
+    char text[512];
+    const int length = snprintf(text, sizeof(text),
+                                "bankism tracer: signal %d (fault address %p) at pc %p = %s+%#lx in %s\n", signal,
+                                info->si_addr, pc, where.dli_sname ? where.dli_sname : "?",
+                                (unsigned long)((const char*)pc - (const char*)(where.dli_saddr ? where.dli_saddr : where.dli_fbase)),
+                                where.dli_fname ? where.dli_fname : "?");
+    if (length > 0) (void)!write(2, text, (size_t)length < sizeof(text) ? (size_t)length : sizeof(text) - 1);
+    void* frames[64];
+    backtrace_symbols_fd(frames, backtrace(frames, 64), 2);
+    sigaction(signal, signal == SIGBUS ? &g_previous_bus : &g_previous_segv, nullptr);  // re-raised on return
+}
+
+void install_backtrace_handler()
+{
+    void* warm[2];
+    backtrace(warm, 2);  // loads the unwinder now, not inside the handler
+    Dl_info where;
+    dladdr((void*)&install_backtrace_handler, &where);  // binds dladdr now, not inside the handler
+    // Our own alternate stack, large enough for the unwinder: a stack overflow is a likely crash.
+    stack_t stack;
+    stack.ss_size = 1 << 20;
+    stack.ss_sp = malloc(stack.ss_size);
+    stack.ss_flags = 0;
+    if (stack.ss_sp != nullptr) sigaltstack(&stack, nullptr);
+    struct sigaction action;
+    memset(&action, 0, sizeof(action));
+    action.sa_sigaction = on_fatal_signal;
+    action.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &g_previous_segv);
+    sigaction(SIGBUS, &action, &g_previous_bus);
 }
 
 }  // namespace
@@ -502,6 +764,8 @@ extern "C" int InitializeInjection()
 
 // With BANKISM_TRACE_INIT_AT_LOAD=1 (the library is also in LD_PRELOAD) the tracer starts when it is loaded.
 static int g_initialized_at_load = [] {
+    const char* backtraces = getenv("BANKISM_TRACE_BACKTRACE");
+    if (backtraces != nullptr && *backtraces == '1') install_backtrace_handler();
     const char* at_load = getenv("BANKISM_TRACE_INIT_AT_LOAD");
     return at_load != nullptr && *at_load == '1' ? initialize() : 0;
 }();
