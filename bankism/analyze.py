@@ -351,7 +351,7 @@ class LaunchReport:
 
 
 @dataclass
-class Report:
+class TraceReport:
     """The analysis of a whole trace."""
 
     trace: str
@@ -372,6 +372,10 @@ class Report:
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }
+
+
+#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+Report = TraceReport
 
 
 # ---------------------------------------------------------------------------------------------
@@ -550,8 +554,8 @@ def analyze_launch(
 def analyze(
     trace: Trace, launch_indices: Iterable[int] | None = None, chunk: int = ANALYZE_CHUNK,
     on_records: Callable[[int], None] | None = None,
-) -> Report:
+) -> TraceReport:
     """The report for the chosen launches (their ``index`` fields; all when None)."""
     chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
     reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
-    return Report(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)
+    return TraceReport(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)

@@ -18,7 +18,7 @@ UNSUPPORTED = DATA / "unsupported"
 @pytest.mark.parametrize(("name", "line", "words"), [
     ("switch.cu", 4, "unsupported construct: switch statement"),
     ("inline_asm.cu", 5, "unsupported construct: inline assembly"),
-    ("struct_type.cu", 5, "unsupported construct: unknown type 'Pair'"),
+    ("grid_sync.cu", 10, "unsupported construct: grid-wide synchronization"),
     ("data_dependent.cu", 6, "depends on values read from global memory (data)"),
     ("out_of_bounds.cu", 4, "thread (31,0,0) accesses s at byte 128, outside its 128 bytes"),
     ("syntax_error.cu", 4, "cannot parse this code: `s[threadIdx.x] = (1.0f + ;`"),

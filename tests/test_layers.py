@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "bankism"
 LAYERS: dict[str, int] = {
     "errors": 0,
     "version": 0,
+    "files": 0,
     "arch": 1,
     "isa": 1,
     "engine": 2,

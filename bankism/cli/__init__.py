@@ -51,6 +51,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "capture_cmd",
         "Measure shared-memory instructions, wavefronts and bank conflicts of every launch with ncu.",
     ),
+    "record": (
+        "capture_cmd",
+        "Trace a CUDA program and profile the same launches with ncu, into one trace.",
+    ),
     "ncu-import": (
         "capture_cmd",
         "Read Nsight Compute's shared-memory counters from a CSV export into a trace.",

@@ -32,8 +32,8 @@ from bankism.analyze import (
     TOLERANCE,
     LaunchReport,
     LineStats,
-    Report,
     SiteStats,
+    TraceReport,
     WorstInstruction,
     analyze,
     analyze_launch,
@@ -314,7 +314,7 @@ def _agreement(report: LaunchReport) -> str:
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
-def print_report(report: Report, console: Console, by: str = "line", wide: bool = False) -> None:
+def print_report(report: TraceReport, console: Console, by: str = "line", wide: bool = False) -> None:
     """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
     unwrapped = not console.is_terminal  # a pipe or a log keeps each sentence on one line, for grep
@@ -333,7 +333,7 @@ def print_report(report: Report, console: Console, by: str = "line", wide: bool 
         console.print(_agreement(launch), soft_wrap=unwrapped)
 
 
-def csv_rows(report: Report) -> Iterator[list[Any]]:
+def csv_rows(report: TraceReport) -> Iterator[list[Any]]:
     """One row per site of every analysed launch, in CSV_COLUMNS order (recorded figures, unscaled)."""
     for launch in report.launches:
         for stats in launch.sites:
@@ -366,7 +366,7 @@ def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterat
         yield lambda n: progress.advance(task, n)
 
 
-def _fail_on_conflict(report: Report) -> None:
+def _fail_on_conflict(report: TraceReport) -> None:
     """Exit 1 when the model finds excess wavefronts, or ncu measured conflicts the model does not explain."""
     sites = sum(1 for item in report.launches for s in item.sites if s.excess)
     unexplained = [item.index for item in report.launches if item.conflicts_explained() is False]

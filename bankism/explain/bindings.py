@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.explain import syntax as S
 from bankism.explain.ctype import CType
 from bankism.explain.memory import GlobalMatrix
@@ -46,16 +47,24 @@ class VarLV:
 
 @dataclass(slots=True)
 class MemLV:
+    """A place in memory: region, byte offset per thread (``known`` where it is known, with
+    ``taint`` saying why not), type, and the access expression (the site)."""
+
     region: object
     offset: np.ndarray | np.generic
     type: CType
     node: S.Node
+    known: object = True
+    taint: str | None = None
 
 
 @dataclass(slots=True)
 class CompLV:
+    """A vector component (``index`` an int) or a struct member (``index`` its name) of an
+    object that is not in memory (a local variable)."""
+
     base: object
-    index: int
+    index: int | str
     type: CType
 
 
@@ -69,14 +78,24 @@ class Frame:
     function: S.Function
     scopes: list[dict[str, object]]
     returned: np.ndarray
-    return_type: CType
+    return_type: CType | None
     result: Value | None = None
+    #: The object of a member function (an lvalue), its struct type, and the lvalue a
+    #: function returning a reference returned.
+    this: object = None
+    this_type: CType | None = None
+    result_lvalue: object = None
+    #: Lanes that may or may not have returned (a return under a condition bankism does
+    #: not know): they run on, but may not touch shared memory.
+    unsure: np.ndarray | None = None
 
 
 @dataclass
 class LoopState:
     broken: np.ndarray
     continued: np.ndarray
+    #: Lanes that may or may not have left the loop (break under an unknown condition).
+    unsure: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,8 @@ class SnapshotRequest:
 
     line: int
     when: tuple[tuple[str, int], ...] = ()
+    #: The file of LINE (``header.cuh`` in ``--snapshot header.cuh:40``); None: any file.
+    file: str | None = None
 
 
 @dataclass
@@ -96,5 +117,5 @@ class BlockContext:
     block_index: tuple[int, int, int]
     dynamic_shared: int
     filename: str
-    arch: str = "sm_90"
+    arch: str = DEFAULT_ARCH
 

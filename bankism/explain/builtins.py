@@ -57,15 +57,19 @@ def _scalars(values: list[Value], expr: S.Call) -> list[Scalar]:
 
 
 def _no_op(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    if expr.function == "__syncthreads" and not mask.full and not _whole_block(machine, mask):
-        raise Failure(expr, "__syncthreads() reached by only part of the block (undefined behaviour)")
+    if expr.function == "__syncthreads":
+        block_barrier(machine, expr, mask, "__syncthreads()")
     return constant(C.INT, 0)
 
 
-def _whole_block(machine, mask: Mask) -> bool:  # noqa: ANN001
-    """Threads that returned early do not count against a __syncthreads()."""
+def block_barrier(machine, expr: S.Node, mask: Mask, what: str) -> None:  # noqa: ANN001
+    """A barrier of the whole block: every thread that has not returned must reach it
+    (threads that returned early do not count against it)."""
+    if mask.full:
+        return
     alive = ~machine.frames[0].returned
-    return bool((mask.arr | ~alive).all())
+    if not bool((mask.arr | ~alive).all()):
+        raise Failure(expr, f"{what} reached by only part of the block (undefined behaviour)")
 
 
 for _name in _NO_OPS:

@@ -10,7 +10,9 @@ import numpy as np
 
 @dataclass(frozen=True, eq=False)
 class CType:
-    """One C type. ``kind`` is "int", "float", "bool", "vec", "ptr", "array" or "void".
+    """One C type. ``kind`` is "int", "float", "bool", "vec", "ptr", "array", "void",
+    "struct" (structs, classes and unions), "group" (cooperative groups), "closure"
+    (lambdas) or "functor" (cooperative groups' function objects).
 
     ``elem`` is the component type of a vector, the pointee of a pointer and the element
     type of an array; ``count`` is the number of vector components or array elements.
@@ -25,6 +27,10 @@ class CType:
     rank: int = 0
     elem: CType | None = None
     count: int = 1
+    #: Structs: (member name, type, byte offset) per data member, and the instantiation
+    #: record (definition and template bindings) the interpreter keeps.
+    fields: tuple = ()
+    info: object = None
 
     def __str__(self) -> str:
         return self.name
@@ -95,7 +101,7 @@ SCALARS: dict[str, CType] = {
     "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG,
     "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
     "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
-    "half": HALF, "__half": HALF,
+    "half": HALF, "__half": HALF, "cudaTextureObject_t": ULLONG, "cudaSurfaceObject_t": ULLONG,
     "float": FLOAT, "double": DOUBLE,
 }
 
@@ -130,6 +136,20 @@ VECTORS["half2"] = CType("__half2", "vec", 4, 4, None, True, 0, HALF, 2)
 VECTORS["__half2"] = VECTORS["half2"]
 VECTORS["dim3"] = VECTORS["uint3"]
 
+#: Cooperative groups' types (the namespace is dropped): what each group is.
+GROUP_TYPES = {
+    "thread_block": "block",
+    "thread_group": "any",
+    "thread_block_tile": "tile",
+    "coalesced_group": "coalesced",
+    "grid_group": "grid",
+    "cluster_group": "cluster",
+    "multi_grid_group": "grid",
+}
+GROUP = CType("cooperative group", "group")
+CLOSURE = CType("lambda", "closure")
+FUNCTOR = CType("function object", "functor")
+
 UNSUPPORTED_TYPES = ("__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "__nv_fp8_e4m3", "__nv_fp8_e5m2")
 
 
@@ -145,8 +165,17 @@ def pointer_to(pointee: CType) -> CType:
 
 def array_of(element: CType, count: int) -> CType:
     """The type '``element``[``count``]'."""
-    return CType(f"{element.name}[{count}]", "array", element.size * count, element.align, None, False, 0,
-                 element, count)
+    return CType(
+        f"{element.name}[{count}]",
+        "array",
+        element.size * count,
+        element.align,
+        None,
+        False,
+        0,
+        element,
+        count,
+    )
 
 
 def array_shape(t: CType) -> tuple[list[int], CType]:

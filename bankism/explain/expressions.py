@@ -3,33 +3,33 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import numpy as np
 
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.bindings import (
-    GlobalArray,
-    MemLV,
-    TypeAlias,
-    Variable,
-)
+from bankism.explain.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.ctype import CType
-from bankism.explain.memory import (
-    LocalArray,
-    SharedVariable,
-)
+from bankism.explain.memory import GlobalMatrix, LocalArray, SharedVariable
 from bankism.explain.values import (
+    Closure,
     Failure,
+    Functor,
+    Group,
     Mask,
     Pointer,
     Scalar,
+    Struct,
     Value,
     Vector,
     all_known,
+    and_flags,
     binary,
     bit_not,
     constant,
     convert,
+    forget,
     logical_not,
     negate,
     select,
@@ -83,7 +83,7 @@ class Expressions:
             if binding.value is None:
                 raise Failure(expr, f"{binding.name} is used before it has a value")
             return binding.value
-        if isinstance(binding, Scalar | Vector | Pointer):
+        if isinstance(binding, Scalar | Vector | Pointer | Struct | Group | Closure | Functor):
             return binding
         if isinstance(binding, GlobalArray):
             if binding.type.kind == "array":
@@ -126,6 +126,21 @@ class Expressions:
     def _load_expr(self, expr: S.Expr, mask: Mask) -> Value:
         return self.load(self.lvalue(expr, mask), mask)
 
+    def _this(self, expr: S.This, mask: Mask) -> Value:
+        raise Failure(expr, "unsupported construct: `this` used as a pointer value "
+                            "(use this->member or *this)")
+
+    def _null_test(self, pointer: Pointer, equal: bool, expr: S.Node) -> Scalar:
+        """``p == nullptr`` / ``p != NULL``: shared and local arrays are never null; whether a
+        global pointer is null is not known (a kernel may be given nullptr)."""
+        if pointer.region is None:
+            return constant(C.BOOL, 1 if equal else 0)
+        if isinstance(pointer.region, GlobalMatrix):
+            return Scalar(
+                C.BOOL, np.bool_(not equal), False, None, f"whether pointer {pointer.region.name} is null"
+            )
+        return constant(C.BOOL, 0 if equal else 1)
+
     # --- operators --------------------------------------------------------------------------
 
     def _unary(self, expr: S.Unary, mask: Mask) -> Value:
@@ -140,7 +155,9 @@ class Expressions:
         value = self.eval(expr.operand, mask)
         if not isinstance(value, Scalar):
             if op == "!" and isinstance(value, Pointer):
-                return constant(C.BOOL, 0)
+                return self._null_test(value, True, expr)
+            if isinstance(value, Struct):
+                return self.struct_unary(op, value, expr, mask)
             raise Failure(expr, f"operator {op} on a {value.type}")
         if op == "-":
             return negate(value)
@@ -164,9 +181,16 @@ class Expressions:
         """``left op right`` for scalars, pointers (arithmetic, comparison) and vectors."""
         if isinstance(left, Pointer) or isinstance(right, Pointer):
             return self._pointer_op(op, left, right, expr, mask)
-        if isinstance(left, Vector) or isinstance(right, Vector):
-            raise Failure(expr, f"unsupported construct: operator {op} on vector type "
-                                f"{(left if isinstance(left, Vector) else right).type}")
+        if isinstance(left, Struct | Vector) or isinstance(right, Struct | Vector):
+            if isinstance(left, Struct) or ("operator" + op) in self.program.functions:
+                return self.struct_operator(op, left, right, expr, mask)
+            raise Failure(
+                expr,
+                f"unsupported construct: operator {op} on vector type "
+                f"{(left if isinstance(left, Vector) else right).type}",
+            )
+        if not isinstance(left, Scalar) or not isinstance(right, Scalar):
+            raise Failure(expr, f"unsupported construct: operator {op} on {left.type} and {right.type}")
         return binary(op, left, right, mask, expr)
 
     def _pointer_op(self, op: str, left: Value, right: Value, expr: S.Node, mask: Mask) -> Value:
@@ -174,8 +198,19 @@ class Expressions:
             return self._offset_pointer(left, right, 1 if op == "+" else -1, expr, mask)
         if isinstance(right, Pointer) and isinstance(left, Scalar) and op == "+":
             return self._offset_pointer(right, left, 1, expr, mask)
+        if op in ("==", "!=") and (isinstance(left, Scalar) or isinstance(right, Scalar)):
+            pointer, other = (left, right) if isinstance(left, Pointer) else (right, left)
+            if (
+                isinstance(other, Scalar)
+                and other.type.is_integer
+                and all_known(other.known, mask)
+                and not np.any(other.data)
+            ):
+                return self._null_test(pointer, op == "==", expr)
         if isinstance(left, Pointer) and isinstance(right, Pointer):
             if left.region is not right.region:
+                if op in ("==", "!="):
+                    return constant(C.BOOL, int(op == "!="))
                 raise Failure(expr, "unsupported construct: comparing pointers into different arrays")
             a = Scalar(C.LONG, np.asarray(left.offset, np.int64))
             b = Scalar(C.LONG, np.asarray(right.offset, np.int64))
@@ -189,29 +224,51 @@ class Expressions:
     def _offset_pointer(self, pointer: Pointer, index: Value, sign: int, expr: S.Node, mask: Mask) -> Pointer:
         if not isinstance(index, Scalar) or not index.type.is_integer:
             raise Failure(expr, "pointer offset must be an integer")
-        if not all_known(index.known, mask):
+        known = and_flags(pointer.known, index.known)
+        if not all_known(index.known, mask) and not isinstance(pointer.region, GlobalMatrix):
             raise Failure(expr, f"the address depends on {index.taint}, which bankism does not know")
         step = pointer.type.elem.size
         if step == 0:
             raise Failure(expr, "arithmetic on a pointer to an incomplete type")
         delta = np.asarray(index.data).astype(np.int64) * (sign * step)
         offset = np.asarray(pointer.offset, np.int64) + delta
-        return Pointer(pointer.type, pointer.region, offset if offset.ndim else offset[()])
+        return Pointer(
+            pointer.type,
+            pointer.region,
+            offset if offset.ndim else offset[()],
+            known,
+            pointer.taint or (index.taint if known is not True else None),
+        )
 
     def _logical(self, expr: S.Binary, mask: Mask) -> Value:
-        left = self.truth(expr.left, mask)
-        if expr.op == "&&":
-            rest = mask & left
-            right = self.truth(expr.right, rest) if not rest.none else np.bool_(False)
-            result = np.logical_and(left, right)
+        """``&&`` and ``||`` with short-circuit masks; where the left side is not known, the
+        right side runs as maybe, and the result is known only where one side decides it."""
+        is_and = expr.op == "&&"
+        n = self.threads
+        left, left_unknown, why = self.truth_parts(expr.left, mask)
+        left = per_thread_bool(left, n)
+        lu = left_unknown if left_unknown is not None else np.zeros(n, bool)
+        need = mask.arr & ((left | lu) if is_and else (~left | lu))
+        rest = Mask.of(need)
+        right, right_unknown, why_right = np.zeros(n, bool), None, ""
+        if not rest.none:
+            with self.maybe_running(left_unknown, why) if left_unknown is not None else nullcontext():
+                right, right_unknown, why_right = self.truth_parts(expr.right, rest)
+        right = per_thread_bool(right, n) & need
+        result = (left & right) if is_and else (left | right)
+        if left_unknown is None and right_unknown is None:
+            return Scalar(C.BOOL, result)
+        ru = (right_unknown if right_unknown is not None else np.zeros(n, bool)) & need
+        if is_and:
+            known = (~lu & (~left | ~ru)) | (~ru & need & ~right)
         else:
-            rest = mask & np.logical_not(left)
-            right = self.truth(expr.right, rest) if not rest.none else np.bool_(False)
-            result = np.logical_or(left, right)
-        return Scalar(C.BOOL, result)
+            known = (~lu & (left | ~ru)) | (~ru & need & right)
+        return Scalar(C.BOOL, result, known, None, why or why_right)
 
     def _conditional(self, expr: S.Conditional, mask: Mask) -> Value:
-        condition = self.truth(expr.condition, mask)
+        condition, unknown_lanes, why = self.truth_parts(expr.condition, mask)
+        if unknown_lanes is not None:
+            return self._unsure_conditional(expr, condition, unknown_lanes, why, mask)
         if not isinstance(condition, np.ndarray):
             return self.eval(expr.then if condition else expr.otherwise, mask)
         then_mask = mask & condition
@@ -226,6 +283,25 @@ class Expressions:
             t = C.common_type(a.type, b.type)
             a, b = convert(a, t), convert(b, t)
         return select(Mask.of(condition), a, b, expr)
+
+    def _unsure_conditional(
+        self, expr: S.Conditional, condition: np.ndarray, unknown_lanes: np.ndarray, why: str, mask: Mask
+    ) -> Value:
+        """``c ? a : b`` where ``c`` is not known in some lanes: both sides run there (as maybe),
+        and the result is not known there."""
+        then_mask = mask & (condition | unknown_lanes)
+        else_mask = mask & (np.logical_not(condition) | unknown_lanes)
+        with self.maybe_running(unknown_lanes, why):
+            a = self.eval(expr.then, then_mask) if not then_mask.none else None
+            b = self.eval(expr.otherwise, else_mask) if not else_mask.none else None
+        if a is None or b is None:
+            return forget(a if b is None else b, unknown_lanes, why)
+        if isinstance(a, Scalar) and isinstance(b, Scalar):
+            t = C.common_type(a.type, b.type)
+            a, b = convert(a, t), convert(b, t)
+        return forget(
+            select(Mask.of(per_thread_bool(condition, self.threads)), a, b, expr), unknown_lanes, why
+        )
 
     def _comma(self, expr: S.Comma, mask: Mask) -> Value:
         self.eval(expr.left, mask)
@@ -275,9 +351,13 @@ class Expressions:
     def _cast(self, expr: S.Cast, mask: Mask) -> Value:
         t = self.resolve_type(expr.target, mask)
         value = self.eval(expr.value, mask)
+        if isinstance(value, Struct) and t != value.type:
+            return self.struct_conversion(value, t, expr, mask)
+        if t.kind == "struct":
+            return self.construct(t, [value], mask, expr)
         if t.kind == "ptr":
             if isinstance(value, Pointer):
-                return Pointer(t, value.region, value.offset)
+                return Pointer(t, value.region, value.offset, value.known, value.taint)
             raise Failure(expr, "unsupported construct: integer converted to a pointer")
         if t.kind == "vec":
             return self.coerce(value, t, expr)
@@ -289,8 +369,32 @@ class Expressions:
             raise Failure(expr, "unsupported construct: reinterpret_cast to a non-pointer type")
         return self.coerce(value, t, expr)
 
+    def struct_unary(self, op: str, value: Struct, expr: S.Node, mask: Mask) -> Value:
+        methods = [
+            m for m in value.type.info.definition.methods if m.name == "operator" + op and not m.params
+        ]
+        if not methods:
+            raise Failure(expr, f"unsupported construct: operator {op} on {value.type}")
+        temporary = Variable("(temporary)", value.type, value)
+        frame = self.invoke(
+            methods[0],
+            expr,
+            mask,
+            values=[],
+            this=VarLV(temporary),
+            this_type=value.type,
+            base_scope=value.type.info.bindings,
+        )
+        return self.call_result(frame, expr, mask)
+
     def _make_vector(self, t: CType, comps: list[Value], node: S.Node) -> Vector:
         if len(comps) != t.count:
             raise Failure(node, f"{t} needs {t.count} components, got {len(comps)}")
         return Vector(t, [self.coerce(c, t.elem, node) for c in comps])
 
+
+def per_thread_bool(data: np.ndarray | np.bool_, size: int) -> np.ndarray:
+    """A condition as one bool per thread."""
+    if isinstance(data, np.ndarray) and data.shape == (size,):
+        return data.astype(bool, copy=False)
+    return np.full(size, bool(data))

@@ -38,6 +38,7 @@ from bankism.explain.memory import (
 )
 from bankism.explain.recording import Recorder, SourceSite
 from bankism.explain.statements import Statements
+from bankism.explain.structs import Structs
 from bankism.explain.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant, unknown
 
 #: Kept for callers that import them from here.
@@ -47,7 +48,7 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -73,6 +74,16 @@ class Machine(Statements, Expressions, Lvalues, Calls):
         self.frames: list[Frame] = []
         self.loops: list[LoopState] = []
         self.span: tuple[int, int] | None = None
+        #: (function, call expression) of every call in progress, innermost last.
+        self.call_stack: list[tuple[str, S.Node]] = []
+        #: Lanes whose execution of the current code depends on a value bankism does not
+        #: know (an if, ?:, &&, || or loop condition), and why; None when there are none.
+        self.unsure: np.ndarray | None = None
+        self.unsure_why = ""
+        self._struct_types: dict[tuple, CType] = {}
+        self._deferred: dict[int, Failure] = {}
+        self._externs: dict[tuple[int, str], SharedVariable] = {}
+        self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}
         self._builtins = self._builtin_values()
         self._expr = {
@@ -80,12 +91,14 @@ class Machine(Statements, Expressions, Lvalues, Calls):
             S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
             S.IncDec: self._incdec, S.Binary: self._binary, S.Assign: self._assign,
             S.Conditional: self._conditional, S.Comma: self._comma, S.SizeOf: self._sizeof,
-            S.InitList: self._init_list_value,
+            S.InitList: self._init_list_value, S.This: self._this, S.MethodCall: self._call,
+            S.Lambda: self._lambda,
         }
         self._stmt = {
             S.ExprStmt: self._expr_stmt, S.Decl: self._decl, S.Block: self._block, S.If: self._if,
             S.For: self._for, S.While: self._while, S.DoWhile: self._do_while, S.Return: self._return,
-            S.Break: self._break, S.Continue: self._continue,
+            S.Break: self._break, S.Continue: self._continue, S.Refused: self._refused,
+            S.TypeDef: self._typedef,
         }
         self.matrices: list[GlobalMatrix] = []
         self.globals: dict[str, object] = {}
@@ -103,7 +116,8 @@ class Machine(Statements, Expressions, Lvalues, Calls):
 
     def _error(self, failure: Failure) -> BankismError:
         line = getattr(failure.node, "line", "?")
-        return BankismError(f"{self.context.filename}:{line}: {failure.message}")
+        file = getattr(failure.node, "file", "") or self.context.filename
+        return BankismError(f"{file}:{line}: {failure.message}")
 
     def _kernel_scope(self, template_values: dict[str, object],
                       param_values: dict[str, int | float | None]) -> dict[str, object]:
@@ -195,14 +209,16 @@ class Machine(Statements, Expressions, Lvalues, Calls):
                     if item.name not in used:
                         self._unused_shared.add(id(item))
                         continue
-                    align = (self.integer_constant(item.type.align, full, "alignment")
-                             if item.type.align is not None else None)
-                    if node.extern:
-                        element = self.resolve_type(S.TypeName(item.type.line, item.type.text, item.type.base,
-                                                               item.type.pointers), full)
-                        externs.append((item, element, align or element.align))
-                    else:
-                        static.append((item, self.resolve_type(item.type, full), align))
+                    try:
+                        align = (self.integer_constant(item.type.align, full, "alignment")
+                                 if item.type.align is not None else None)
+                        if node.extern:
+                            element = self.resolve_type(self._element_type(item), full)
+                            externs.append((item, element, align or element.align))
+                        else:
+                            static.append((item, self.resolve_type(item.type, full), align))
+                    except Failure as failure:
+                        self._deferred[id(item)] = failure
         finally:
             self.frames.pop()
             self.snapshot = snapshot
@@ -211,13 +227,29 @@ class Machine(Statements, Expressions, Lvalues, Calls):
         for (item, _, _), region in zip(static, placed, strict=True):
             self.shared[id(item)] = region
         self.shared_arrays = list(placed)
+        self.static_end = end
         for item, element, align in externs:
-            count = self.context.dynamic_shared // element.size
-            t = C.array_of(element, count)
-            region = SharedVariable(item.name, t, dynamic_base(end, align), count * element.size,
-                                 item.line, extern=True)
-            self.shared[id(item)] = region
-            self.shared_arrays.append(region)
+            self._place_extern(item, element, align)
+
+    @staticmethod
+    def _element_type(item: S.Declarator) -> S.TypeName:
+        t = item.type
+        return S.TypeName(t.line, t.text, t.base, t.pointers, [], False, False, None, t.args, t.scope,
+                          file=t.file)
+
+    def _place_extern(self, item: S.Declarator, element: CType, align: int) -> SharedVariable:
+        """The extern __shared__ array ``item``: the dynamic shared memory, after the static
+        arrays (every extern array of the block starts there, whichever function declares it)."""
+        count = self.context.dynamic_shared // element.size
+        t = C.array_of(element, count)
+        region = SharedVariable(
+            item.name, t, dynamic_base(self.static_end, align), count * element.size, item.line, extern=True
+        )
+        self.shared[id(item)] = region
+        self.shared_arrays.append(region)
+        if hasattr(self, "store"):
+            self.store.grow(region.base + region.size)
+        return region
 
     def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
         """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""
@@ -252,9 +284,13 @@ class Machine(Statements, Expressions, Lvalues, Calls):
             return Vector(C.VECTORS["uint3"], [constant(C.UINT, v) for v in values])
 
         return {
-            "threadIdx": Vector(C.VECTORS["uint3"], [Scalar(C.UINT, self.tx), Scalar(C.UINT, self.ty),
-                                                     Scalar(C.UINT, self.tz)]),
-            "blockIdx": uniform(index), "blockDim": uniform(block), "gridDim": uniform(grid),
+            "threadIdx": Vector(
+                C.VECTORS["uint3"],
+                [Scalar(C.UINT, self.tx), Scalar(C.UINT, self.ty), Scalar(C.UINT, self.tz)],
+            ),
+            "blockIdx": uniform(index),
+            "blockDim": uniform(block),
+            "gridDim": uniform(grid),
             "warpSize": constant(C.INT, 32),
         }
 
@@ -265,9 +301,21 @@ class Machine(Statements, Expressions, Lvalues, Calls):
         return self.frames[-1]
 
     def lookup(self, name: str, node: S.Node) -> object:
+        scope_name = getattr(node, "scope", "")
+        if scope_name:
+            member = self._scoped(scope_name, name, node)
+            if member is not None:
+                return member
         for scope in reversed(self.frame.scopes):
             if name in scope:
                 return scope[name]
+        frame = self.frame
+        if frame.this_type is not None:
+            if any(member == name for member, _, _ in frame.this_type.fields):
+                target = self.member_lvalue(frame.this, name, node)
+                return Variable(name, self.lvalue_type(target), None, ref=target)
+            if name in frame.this_type.info.bindings:
+                return frame.this_type.info.bindings[name]
         if name in self._builtins:
             return self._builtins[name]
         if name in self.globals:
@@ -275,6 +323,22 @@ class Machine(Statements, Expressions, Lvalues, Calls):
         if name in self.program.functions:
             raise Failure(node, f"function {name} used as a value")
         raise Failure(node, f"unknown name {name!r}")
+
+    def _scoped(self, scope_name: str, name: str, node: S.Node) -> object | None:
+        """``Type::name``: a static member or member alias of a struct; None for a namespace."""
+        last = scope_name.split("::")[-1].split("<")[0].strip()
+        full = Mask(np.ones(self.threads, bool), True, False)
+        t = self._find_alias(last)
+        if t is None and last in self.program.aliases:
+            t = self.resolve_type(self.program.aliases[last], full)
+        if t is None and last in self.program.structs and "<" not in scope_name:
+            t = self.struct_type(last, None, node, full)
+        if t is None or t.kind != "struct":
+            return None
+        binding = t.info.bindings.get(name)
+        if binding is None:
+            raise Failure(node, f"{t} has no static member {name}")
+        return binding
 
     def find_variable(self, name: str) -> object | None:
         """The binding of ``name`` visible now, or None (for --when)."""
@@ -302,20 +366,30 @@ class Machine(Statements, Expressions, Lvalues, Calls):
 
     def _base_type(self, type_name: S.TypeName, init: Value | None) -> CType:
         base = type_name.base
-        for scope in reversed(self.frame.scopes):
-            binding = scope.get(base)
-            if isinstance(binding, TypeAlias):
-                return binding.type
+        full = Mask(np.ones(self.threads, bool), True, False)
+        if type_name.scope:
+            scoped = self._scoped(type_name.scope, base, type_name)
+            if isinstance(scoped, TypeAlias):
+                return scoped.type
+        alias = self._find_alias(base)
+        if alias is not None:
+            return alias
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
             return init.type
+        if base in C.GROUP_TYPES:
+            return C.GROUP
         t = C.lookup(base)
-        if t is None:
-            if base in C.UNSUPPORTED_TYPES:
-                raise Failure(type_name, f"unsupported construct: type {base}")
-            raise Failure(type_name, f"unsupported construct: unknown type {base!r}")
-        return t
+        if t is not None:
+            return t
+        if base in self.program.structs:
+            return self.struct_type(base, type_name.args, type_name, full)
+        if base in self.program.aliases:
+            return self.resolve_type(self.program.aliases[base], full)
+        if base in C.UNSUPPORTED_TYPES:
+            raise Failure(type_name, f"unsupported construct: type {base}")
+        raise Failure(type_name, f"unsupported construct: unknown type {base!r}")
 
     def integer_constant(self, expr: S.Expr, mask: Mask, what: str) -> int:
         """A uniform, known integer (array sizes, template arguments)."""
@@ -341,5 +415,3 @@ def _is_constant_expression(expr: S.Expr) -> bool:
         if isinstance(node, S.Unary) and node.op in ("*", "&"):
             return False
     return True
-
-

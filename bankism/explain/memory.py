@@ -126,6 +126,13 @@ class SharedStore:
         self.known = np.zeros(self._capacity, bool)
         self.src = np.zeros(self._capacity, np.int64)
 
+    def grow(self, size: int) -> None:
+        """Make room up to byte ``size`` (an extern array placed once the block runs)."""
+        if size > self.size:
+            owner = np.full(size, -1, np.int64)
+            owner[: self.size] = self.owner
+            self.owner, self.size = owner, size
+
     def _type_id(self, t: CType) -> int:
         for i, known in enumerate(self._types):
             if known == t:

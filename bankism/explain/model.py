@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bankism.arch import DEFAULT_ARCH
 from bankism.explain.bindings import SnapshotRequest
 from bankism.explain.memory import GlobalMatrix, SharedVariable
 from bankism.explain.recording import SourceSite
@@ -26,7 +27,7 @@ class ExplainOptions:
     defines: dict[str, str] = field(default_factory=dict)
     snapshot: SnapshotRequest | None = None
     dynamic_shared: int | None = None
-    arch: str = "sm_90"
+    arch: str = DEFAULT_ARCH
     trace: str | None = None
     trace_launch: int | None = None
 

@@ -36,6 +36,11 @@ class SourceSite:
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)
     active: list[np.ndarray] = field(default_factory=list)
+    #: The file the access is in (the including file's name for the main file).
+    file: str = ""
+    #: The inline call stack of an access inside a helper: (function, line, file) per call,
+    #: innermost first (``line 90 in ld_vec, called from line 142``).
+    stack: tuple[tuple[str, int, str], ...] = ()
 
 
 class Recorder:
@@ -46,12 +51,16 @@ class Recorder:
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
-               span: tuple[int, int] | None = None) -> None:
-        key = (id(node), op)
+               span: tuple[int, int] | None = None, calls: tuple = ()) -> None:
+        """Record one access of ``node`` by the threads of ``mask``; ``calls`` is the call
+        stack ((function, call expression), outermost first): each call site is its own site."""
+        key = (id(node), op, tuple(id(call) for _, call in calls))
         site = self.sites.get(key)
         if site is None:
             site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
-                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line))
+                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
+                              file=node.file,
+                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)))
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)

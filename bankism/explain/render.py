@@ -13,7 +13,7 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
     lines = _header(report)
     for site in report["sites"]:
         lines.append("")
-        lines.extend(_site(site, all_warps, bank_maps))
+        lines.extend(_site(site, all_warps, bank_maps, report["file"]))
     if not report["sites"]:
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
@@ -59,9 +59,23 @@ def _header(report: dict) -> list[str]:
     return lines
 
 
-def _site(site: dict, all_warps: bool, bank_maps: bool) -> list[str]:
+def _where(site: dict, main_file: str) -> str:
+    """``line 90`` (``header.cuh:90`` in another file), with the inline call stack of an
+    access inside a helper: ``line 90 in ld_vec, called from line 142``."""
+    def place(file: str, line: int) -> str:
+        return f"line {line}" if file == main_file else f"{file}:{line}"
+
+    text = place(site.get("file", main_file), site["line"])
+    stack = site.get("call_stack") or []
+    for call in stack:
+        text += f" in {call['function']}, called from {place(call['file'], call['line'])}"
+    return text
+
+
+def _site(site: dict, all_warps: bool, bank_maps: bool, main_file: str = "") -> list[str]:
     lines = [
-        f"line {site['line']}: {site['op']}{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
+        f"{_where(site, main_file or site.get('file', ''))}: {site['op']}"
+        f"{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
         f"{site['expression']} ({site['width']}-byte {site['dtype']})",
         f"  source:      {site['source']}",
         f"  total:       {_count(site['instructions'], 'warp-instruction')}, "

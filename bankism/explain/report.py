@@ -81,7 +81,10 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
     report = {
         "line": site.line,
         "column": site.column + 1,
-        "source": _source_line(analysis, site.line),
+        "file": site.file or analysis.filename,
+        "call_stack": [{"function": name, "line": line, "file": file or analysis.filename}
+                       for name, line, file in site.stack],
+        "source": _source_line(analysis, site.file, site.line),
         "expression": " ".join(site.expression.split()),
         "array": site.array,
         "shared_array": site.region.name,
@@ -113,10 +116,22 @@ def _cycles(result: SimulationResult) -> float | None:
     return float(cycles.sum())
 
 
-def _source_line(analysis: Analysis, line: int) -> str:
-    if 1 <= line <= len(analysis.source_lines):
-        return analysis.source_lines[line - 1].strip()
+def _source_line(analysis: Analysis, file: str, line: int) -> str:
+    """Line ``line`` of ``file`` as written (an included header's own text for its lines)."""
+    lines = analysis.source_lines
+    if file and file != analysis.filename:
+        lines = _file_lines(file)
+    if 1 <= line <= len(lines):
+        return lines[line - 1].strip()
     return ""
+
+
+def _file_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read().splitlines()
+    except OSError:
+        return []
 
 
 def _explanations(result: SimulationResult, blocks: list, warps: np.ndarray) -> list[dict]:

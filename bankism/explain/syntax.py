@@ -13,6 +13,7 @@ class Node:
     line: int
     text: str
     col: int = field(default=0, kw_only=True)
+    file: str = field(default="", kw_only=True)
 
 
 # --- types -------------------------------------------------------------------------------
@@ -28,6 +29,8 @@ class TypeName(Node):
     reference: bool = False
     const: bool = False
     align: Expr | None = None
+    args: list[TypeName | Expr] | None = None
+    scope: str = ""
 
 
 # --- expressions -------------------------------------------------------------------------
@@ -47,6 +50,12 @@ class Literal(Expr):
 @dataclass(slots=True, eq=False)
 class Name(Expr):
     name: str
+    scope: str = ""
+
+
+@dataclass(slots=True, eq=False)
+class This(Expr):
+    """``this`` inside a member function."""
 
 
 @dataclass(slots=True, eq=False)
@@ -67,6 +76,27 @@ class Call(Expr):
     function: str
     args: list[Expr]
     template_args: list[TypeName | Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class MethodCall(Expr):
+    """``base.method(args)`` or ``base->method(args)``: a member function, or a cooperative
+    group's operation."""
+
+    base: Expr
+    method: str
+    args: list[Expr]
+    arrow: bool
+    template_args: list[TypeName | Expr] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class Lambda(Expr):
+    """A lambda expression; its body is converted when it is first called."""
+
+    params: list[Param]
+    body_node: object = field(repr=False)
+    _body: Block | None = field(default=None, repr=False)
 
 
 @dataclass(slots=True, eq=False)
@@ -188,6 +218,22 @@ class DoWhile(Stmt):
 
 
 @dataclass(slots=True, eq=False)
+class Refused(Stmt):
+    """A statement bankism cannot interpret: ``error`` (file:line: what) is raised only when
+    a simulated thread executes it."""
+
+    error: str
+
+
+@dataclass(slots=True, eq=False)
+class TypeDef(Stmt):
+    """``typedef T name;`` or ``using name = T;`` inside a function."""
+
+    name: str
+    type: TypeName
+
+
+@dataclass(slots=True, eq=False)
 class Return(Stmt):
     value: Expr | None
 
@@ -227,6 +273,30 @@ class Function(Node):
     is_kernel: bool
     body_node: object = field(repr=False)
     _body: Block | None = field(default=None, repr=False)
+    #: Member functions: the struct they belong to, constructor member initializers
+    #: (field, arguments), and the target type of a conversion operator.
+    owner: str = ""
+    initializers: list[tuple[str, list[Expr]]] = field(default_factory=list)
+    conversion: TypeName | None = None
+    is_static: bool = False
+    #: Why bankism cannot use this function (raised only when it is called).
+    error: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class StructDef(Node):
+    """A struct, class or union definition (a class template, or one specialization)."""
+
+    name: str
+    kind: str
+    template_params: list[TemplateParam]
+    specialization: list[TypeName | Expr] | None
+    fields: list[Declarator]
+    statics: list[Declarator]
+    methods: list[Function]
+    aliases: list[tuple[str, TypeName]]
+    align: Expr | None = None
+    error: str | None = None
 
 
 def walk(node: object):
@@ -241,7 +311,7 @@ def walk(node: object):
             continue
         yield current
         for item in fields(current):
-            if item.name in ("line", "text", "col", "body_node", "_body"):
+            if item.name in ("line", "text", "col", "file", "body_node", "_body"):
                 continue
             value = getattr(current, item.name, None)
             if isinstance(value, Node | list):

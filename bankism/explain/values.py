@@ -78,14 +78,19 @@ class Scalar:
 
 
 class Pointer:
-    """A pointer: the memory region it points into and a byte offset per thread."""
+    """A pointer: the memory region it points into and a byte offset per thread. ``known``
+    says where the offset is known (an offset computed from unknown values is allowed into
+    global memory, whose content bankism does not know anyway; ``taint`` says why)."""
 
-    __slots__ = ("type", "region", "offset")
+    __slots__ = ("type", "region", "offset", "known", "taint")
 
-    def __init__(self, type: CType, region: object, offset: Data) -> None:
+    def __init__(self, type: CType, region: object, offset: Data, known: Flags = True,
+                 taint: str | None = None) -> None:
         self.type = type
         self.region = region
         self.offset = offset
+        self.known = known
+        self.taint = taint
 
 
 class Vector:
@@ -98,7 +103,55 @@ class Vector:
         self.comps = comps
 
 
-Value = Scalar | Pointer | Vector
+class Struct:
+    """A struct/class/union value: one value per data member (arrays as per-thread local
+    arrays)."""
+
+    __slots__ = ("type", "fields")
+
+    def __init__(self, type: CType, fields: dict[str, object]) -> None:
+        self.type = type
+        self.fields = fields
+
+
+class Group:
+    """A cooperative group: the block, a tile of ``size`` threads, the coalesced threads of
+    a warp (``members``: the lanes active when it was made), the grid or the cluster."""
+
+    __slots__ = ("type", "kind", "size", "members", "parent_size")
+
+    def __init__(self, type: CType, kind: str, size: int, members: np.ndarray | None = None,
+                 parent_size: int = 0) -> None:
+        self.type = type
+        self.kind = kind
+        self.size = size
+        self.members = members
+        self.parent_size = parent_size
+
+
+class Closure:
+    """A device lambda and the scopes it sees."""
+
+    __slots__ = ("type", "function", "scopes", "this")
+
+    def __init__(self, type: CType, function: object, scopes: list[dict], this: object = None) -> None:
+        self.type = type
+        self.function = function
+        self.scopes = scopes
+        self.this = this
+
+
+class Functor:
+    """A function object of cooperative groups (``cg::plus<float>()``)."""
+
+    __slots__ = ("type", "op")
+
+    def __init__(self, type: CType, op: str) -> None:
+        self.type = type
+        self.op = op
+
+
+Value = Scalar | Pointer | Vector | Struct | Group | Closure | Functor
 
 
 def constant(t: CType, value: int | float) -> Scalar:
@@ -266,8 +319,38 @@ def select(mask: Mask, new: Value, old: Value | None, node: object) -> Value:
     if isinstance(new, Pointer) and isinstance(old, Pointer):
         if new.region is not old.region:
             raise Failure(node, "a pointer that points into different arrays in different threads")
-        return Pointer(new.type, new.region, np.where(mask.arr, new.offset, old.offset))
+        known = True if new.known is True and old.known is True else np.where(mask.arr, new.known, old.known)
+        return Pointer(new.type, new.region, np.where(mask.arr, new.offset, old.offset), known,
+                       new.taint or old.taint)
+    if isinstance(new, Struct) and isinstance(old, Struct) and new.type == old.type:
+        fields = {}
+        for name, value in new.fields.items():
+            previous = old.fields.get(name)
+            fields[name] = value if previous is None or not isinstance(value, Value) else select(
+                mask, value, previous, node)
+        return Struct(new.type, fields)
+    if type(new) is type(old) and isinstance(new, Group | Closure | Functor):
+        return new
     raise Failure(node, "a variable that holds values of different kinds in different threads")
+
+
+def forget(value: Value, lanes: np.ndarray, why: str) -> Value:
+    """``value`` with the lanes of ``lanes`` no longer known (a store whose execution in those
+    lanes depends on ``why``)."""
+    if isinstance(value, Scalar):
+        known = flags_per_thread(value.known, lanes.size) & ~lanes
+        data = per_thread(value.data, lanes.size)
+        return Scalar(value.type, data, known, value.src, value.taint or why)
+    if isinstance(value, Vector):
+        return Vector(value.type, [forget(c, lanes, why) for c in value.comps])
+    if isinstance(value, Pointer):
+        known = flags_per_thread(value.known, lanes.size) & ~lanes
+        return Pointer(value.type, value.region, per_thread(np.asarray(value.offset, np.int64), lanes.size),
+                       known, value.taint or why)
+    if isinstance(value, Struct):
+        return Struct(value.type, {k: forget(v, lanes, why) if isinstance(v, Value) else v
+                                   for k, v in value.fields.items()})
+    return value
 
 
 def _select_flags(mask: Mask, new: Flags, old: Flags) -> Flags:
@@ -304,7 +387,11 @@ def gather_lanes(value: Value, index: np.ndarray) -> Value:
     if isinstance(value, Vector):
         return Vector(value.type, [gather_lanes(c, index) for c in value.comps])
     if isinstance(value, Pointer):
-        return Pointer(value.type, value.region, per_thread(value.offset, index.size)[index])
+        known = (value.known if isinstance(value.known, bool)
+                 else flags_per_thread(value.known, index.size)[index])
+        return Pointer(
+            value.type, value.region, per_thread(value.offset, index.size)[index], known, value.taint
+        )
     size = index.size
     src = None if value.src is None else src_per_thread(value.src, size)[index]
     known = value.known if isinstance(value.known, bool) else flags_per_thread(value.known, size)[index]
