@@ -11,14 +11,13 @@ interpreted, none looked up by op name.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 
-import numba
 import numpy as np
 
 from bankism.arch import DEFAULT_ARCH, LANES, LANES_PER_MATRIX, MATRIX_OPS, Architecture, Rule, get_arch
+from bankism.engine import parallel
 from bankism.engine.kernel import (
     _ERR_ALIGN,
     _ERR_NEGATIVE,
@@ -50,6 +49,7 @@ from bankism.engine.kernel import (
     _merged_pairs,
     _simulate_kernel,
 )
+from bankism.engine.parallel import engine_threads  # noqa: F401 (re-exported: analyze and the CLI use it)
 from bankism.errors import BankismError
 
 
@@ -350,11 +350,6 @@ def _geometry(arch: Architecture, width: int) -> tuple[int, int]:
     return _log2(unit, f"{arch.name}: the unit size"), _log2(groups, f"{arch.name}: the bank-group count")
 
 
-def _chunks(n: int) -> int:
-    """Parallel chunks of at least 4096 instructions, 8 per thread, taken dynamically by the threads."""
-    return max(1, min(n // 4096 + 1, numba.get_num_threads() * 8))
-
-
 _ERROR_TEXT = {
     _ERR_NEGATIVE: "address {a} is negative",
     _ERR_RANGE: "address {a} + {w} bytes is past the {size}-byte shared memory of {arch}",
@@ -425,30 +420,35 @@ def _kind_table(
     return table, xors, floats
 
 
-def _run_kernel(rows, masks, kinds_of, tables, n_kinds, per_record):
-    """Run the kernel with dynamically scheduled chunks; returns the per-record arrays and chunk sums."""
+def _run_kernel(rows, masks, kind_of, tables, n_kinds, per_record):
+    """Run the kernel over the batch in pieces (``parallel``); returns the per-record arrays and the
+    per-piece sums, worst instructions and errors, with instruction indices counted from 0."""
     n = rows.shape[0]
+    ranges = parallel.pieces(n)
+    count = max(1, len(ranges))
     size = n if per_record else 0
-    wavefronts, ideal, conflicts, groups = (np.empty(size, np.int64) for _ in range(4))
-    cycles = np.empty(size, np.float64)
-    merged = np.empty(size, np.bool_)
-    n_chunks = _chunks(n)
-    errors = np.empty((n_chunks, 3), np.int64)
-    totals = np.empty((n_chunks, n_kinds, 4), np.int64)
-    cycle_totals = np.empty((n_chunks, n_kinds), np.float64)
-    worst = np.empty((n_chunks, n_kinds, 3), np.int64)
-    if not n:
-        errors[:, 2] = _ERR_NONE
-        totals.fill(0)
-        cycle_totals.fill(0.0)
-        worst.fill(-1)
-    else:
-        with numba.parallel_chunksize(1):
-            _simulate_kernel(
-                rows, masks, kinds_of, *tables, per_record,
-                wavefronts, ideal, conflicts, cycles, groups, merged, totals, cycle_totals, worst, errors,
-            )
-    return (wavefronts, ideal, conflicts, cycles, groups, merged), (totals, cycle_totals, worst), errors
+    outputs = (*(np.empty(size, np.int64) for _ in range(3)), np.empty(size, np.float64),
+               np.empty(size, np.int64), np.empty(size, np.bool_))
+    errors = np.full((count, 3), -1, np.int64)
+    errors[:, 2] = _ERR_NONE
+    totals = np.zeros((count, n_kinds, 4), np.int64)
+    cycle_totals = np.zeros((count, n_kinds), np.float64)
+    worst = np.full((count, n_kinds, 3), -1, np.int64)
+    one_mask, one_kind = masks.shape[0] == 1, kind_of.shape[0] == 1
+
+    def piece(p: int, lo: int, hi: int) -> None:
+        _simulate_kernel(
+            rows[lo:hi], masks if one_mask else masks[lo:hi], kind_of if one_kind else kind_of[lo:hi],
+            *tables, per_record, *(out[lo:hi] if per_record else out for out in outputs),
+            totals[p:p + 1], cycle_totals[p:p + 1], worst[p:p + 1], errors[p:p + 1],
+        )
+        if errors[p, 2] != _ERR_NONE:
+            errors[p, 0] += lo
+        found = worst[p, :, _W_INDEX] >= 0
+        worst[p, found, _W_INDEX] += lo
+
+    parallel.run([partial(piece, p, lo, hi) for p, (lo, hi) in enumerate(ranges)])
+    return outputs, (totals, cycle_totals, worst), errors
 
 
 def simulate(
@@ -514,25 +514,6 @@ class KindTotals:
     worst: int
     worst_wavefronts: int
     worst_ideal: int
-
-
-@contextmanager
-def engine_threads(threads: int | None) -> Iterator[None]:
-    """Run the engine on ``threads`` threads inside the block (None: leave Numba's setting)."""
-    if threads is None:
-        yield
-        return
-    most = numba.config.NUMBA_NUM_THREADS
-    if not isinstance(threads, int) or isinstance(threads, bool) or not 1 <= threads <= most:
-        raise BankismError(
-            f"threads must be an integer from 1 to {most} (the CPUs Numba may use); got {threads!r}"
-        )
-    before = numba.get_num_threads()
-    numba.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(before)
 
 
 def check_kind(kind: Kind, arch: str = DEFAULT_ARCH) -> None:
