@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP
-from bankism.engine import AddressError, Kind, KindTotals, check_kind, engine_threads, simulate_many
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, get_arch
+from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
-from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
+from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass, unmodelled_reason  # noqa: F401
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error
 from bankism.version import __version__
@@ -40,9 +40,9 @@ OP_CLASS = NCU_COUNTER_OF_OP
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
 CLASSES = NCU_CLASSES
 
-#: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
-#: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
-#: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
+#: The engine's atomic instruction for each ATOMS opcode is ``isa.ATOMIC_SASS`` (every entry measured on
+#: the H100). A site the engine cannot model (unknown opcode, no rule for its kind) is not simulated:
+#: ``LaunchReport.unmodelled`` lists it with its recorded count and the reason.
 METRICS = ("instructions", "wavefronts", "conflicts")
 
 
@@ -114,6 +114,8 @@ class SiteStats:
     conflicts: int = 0
     cycles: float | None = 0.0
     worst: WorstInstruction | None = None
+    #: Why the engine cannot simulate this site (then only ``executions`` is counted), else None.
+    unmodelled: str | None = None
 
     @property
     def id(self) -> int:
@@ -178,6 +180,8 @@ class LaunchReport:
     blocks_recorded: int
     sites: list[SiteStats]
     measured: Counts | None
+    #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
+    unmodelled: list[SiteStats] = field(default_factory=list)
 
     @property
     def index(self) -> int:
@@ -212,6 +216,25 @@ class LaunchReport:
             totals["conflicts"] += stats.conflicts
         return sums
 
+    def unmodelled_records(self, op_class: str | None = None) -> int:
+        """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""
+        return sum(s.executions for s in self.unmodelled if op_class is None or s.op_class == op_class)
+
+    def coverage(self) -> dict[str, Any]:
+        """Which recorded shared-memory traffic was simulated and which was not, and why."""
+        return {
+            "records": self.records,
+            "simulated_records": self.records - self.unmodelled_records(),
+            "unmodelled_records": self.unmodelled_records(),
+            "unmodelled": [
+                {"id": s.id, "pc": s.site.get("pc"), "sass": s.site.get("sass"), "file": s.site.get("file"),
+                 "line": s.site.get("line"), "op": s.site["op"], "width": s.site["width"],
+                 "class": s.op_class, "records": s.executions, "instructions": s.executions * self.scale,
+                 "reason": s.unmodelled}
+                for s in self.unmodelled
+            ],
+        }
+
     @property
     def predicted(self) -> Counts:
         """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
@@ -224,7 +247,7 @@ class LaunchReport:
     @property
     def traced(self) -> bool:
         """False for a launch that was only profiled: counters but no sites to predict from."""
-        return bool(self.sites)
+        return bool(self.sites or self.unmodelled)
 
     def totals(self) -> dict[str, float | None]:
         """Sums over all sites of the recorded records; cycles are None when a site has no cycle model."""
@@ -252,6 +275,13 @@ class LaunchReport:
                 allowance = TOLERANCE.get(metric)
                 value, guess = int(measured[metric]), predicted[op_class][metric]
                 ok = allowance.admits(value, guess) if allowance and self.traced else None
+                missing = self.unmodelled_records(op_class)
+                if missing:
+                    sites = ", ".join(str(s.id) for s in self.unmodelled if s.op_class == op_class)
+                    rows.append(Comparison(op_class, metric, value, guess, None, (
+                        f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
+                        f"simulated, so the prediction lacks their {metric} (see coverage)")))
+                    continue
                 if metric == "conflicts" and self.traced:
                     wavefronts = measured["wavefronts"]
                     slack = TOLERANCE["wavefronts"].surplus * wavefronts if self.scaled else 0.5
@@ -347,6 +377,8 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "unrecorded_shared": launch.get("unrecorded_shared"),
+            "coverage": self.coverage(),
         }
 
 
@@ -484,8 +516,21 @@ def site_kind(site: dict[str, Any]) -> Kind:
     return Kind(site["op"], int(site["width"]), site.get("matrices"), atomic_op_of(site) or DEFAULT_ATOMIC_OP)
 
 
+def site_unmodelled_reason(site: dict[str, Any], arch: str) -> str | None:
+    """Why the engine cannot simulate ``site`` (unknown opcode, no rule for its kind on ``arch``), or None."""
+    reason = unmodelled_reason(site.get("sass"))
+    if reason:
+        return reason
+    width = 16 if site["op"] in ("ldmatrix", "stmatrix") else int(site["width"])
+    try:
+        get_arch(arch).rule(site["op"], width, atomic_op_of(site) or DEFAULT_ATOMIC_OP)
+    except BankismError as error:
+        return str(error)
+    return None
+
+
 class _Batcher:
-    """Per launch: which engine kind each site id is, so that one engine call covers a whole chunk."""
+    """Per launch: the engine kind of each modelled site id, so that one engine call covers a chunk."""
 
     def __init__(self, stats: dict[int, SiteStats], launch: dict[str, Any], arch: str, label: str) -> None:
         self.stats = stats
@@ -493,35 +538,36 @@ class _Batcher:
         self.arch = arch
         self.label = label
         self.ids = sorted(stats)
-        self.kinds = [site_kind(stats[site_id].site) for site_id in self.ids]
-        size = max((int(s["id"]) for s in launch["sites"]), default=-1) + 1
-        self.kind_of_site = np.full(max(size, 1), -1, np.int32)
+        size = max([int(s["id"]) for s in launch["sites"]] + self.ids + [0]) + 1
+        self.slot_of_site = np.full(size, -1, np.int32)
         for k, site_id in enumerate(self.ids):
-            self.kind_of_site[site_id] = k
-        self.checked = np.zeros(len(self.ids), bool)
+            self.slot_of_site[site_id] = k
+        self.modelled = [k for k, site_id in enumerate(self.ids) if not stats[site_id].unmodelled]
+        self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
+        self.kind_of_slot = np.full(max(len(self.ids), 1), -1, np.int32)
+        self.kind_of_slot[self.modelled] = np.arange(len(self.modelled), dtype=np.int32)
         self.limit = window_end(launch, arch)
 
-    def _check_kinds(self, present: np.ndarray) -> None:
-        """Kinds the engine cannot model fail as before: only once a record of theirs turns up."""
-        for k in np.flatnonzero(present & ~self.checked):
-            kind = self.kinds[k]
-            try:
-                check_kind(kind, self.arch)
-            except BankismError as error:
-                raise BankismError(f"{self.label}, site {self.ids[k]}: {error}") from None
-            self.checked[k] = True
-
     def add(self, chunk: RecordChunk) -> None:
-        """Add one chunk of records to the per-site sums: one engine call for all its sites."""
+        """Add one chunk of records to the per-site sums: one engine call for all its modelled sites.
+
+        A site marked ``unmodelled`` only has its executions counted.
+        """
         if len(chunk) == 0:
             return
-        kind_of = self.kind_of_site[np.minimum(chunk.site, self.kind_of_site.size - 1)]
+        slot = self.slot_of_site[np.minimum(chunk.site, self.slot_of_site.size - 1)]
+        counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
+        for k in np.flatnonzero(counted):
+            entry = self.stats[self.ids[k]]
+            if entry.unmodelled:
+                entry.executions += int(counted[k])
+        kind_of = self.kind_of_slot[slot]
         rows = None
         if (kind_of < 0).any():
             rows = np.flatnonzero(kind_of >= 0)
             kind_of = kind_of[rows]
-        present = np.bincount(kind_of, minlength=len(self.kinds)) > 0
-        self._check_kinds(present)
+        if kind_of.size == 0:
+            return
         addresses = chunk.addresses if rows is None else chunk.addresses[rows]
         active = chunk.active if rows is None else chunk.active[rows]
         try:
@@ -532,9 +578,10 @@ class _Batcher:
             raise address_error(self.launch, self.arch, self.label, chunk.start + row, error.lane,
                                 chunk.addresses[row], int(self.stats[site_id].site["width"]), site_id,
                                 error.reason) from None
-        for k in np.flatnonzero(present):
-            entry = self.stats[self.ids[k]]
-            part = totals[k]
+        for k, part in enumerate(totals):
+            if part.executions == 0:
+                continue
+            entry = self.stats[self.ids[self.modelled[k]]]
             entry.executions += part.executions
             entry.wavefronts += part.wavefronts
             entry.ideal += part.ideal
@@ -548,7 +595,7 @@ class _Batcher:
 
 def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str,
                launch: dict[str, Any]) -> None:
-    """Add one chunk of records to the per-site sums (one engine call for all sites present)."""
+    """Add one chunk of records to the per-site sums (one engine call for all modelled sites present)."""
     _Batcher(stats, launch, arch, label).add(chunk)
 
 
@@ -565,7 +612,8 @@ def analyze_launch(
 ) -> LaunchReport:
     """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
     wanted = None if sites is None else set(sites)
-    stats = {int(s["id"]): SiteStats(s) for s in launch["sites"] if wanted is None or s["id"] in wanted}
+    stats = {int(s["id"]): SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
+             for s in launch["sites"] if wanted is None or s["id"] in wanted}
     batcher = _Batcher(stats, launch, trace.arch, trace.label(launch))
     count = 0
     for part in trace.chunks(launch, chunk, check_addresses=False):
@@ -574,7 +622,9 @@ def analyze_launch(
         if on_records:
             on_records(len(part))
     ordered = sorted(stats.values(), key=lambda s: s.id)
-    return LaunchReport(launch, count, blocks_recorded_count(launch), ordered, _measured(launch))
+    modelled = [s for s in ordered if not s.unmodelled]
+    unmodelled = [s for s in ordered if s.unmodelled]
+    return LaunchReport(launch, count, blocks_recorded_count(launch), modelled, _measured(launch), unmodelled)
 
 
 def analyze(
@@ -582,7 +632,7 @@ def analyze(
     on_records: Callable[[int], None] | None = None, threads: int | None = None,
 ) -> TraceReport:
     """The report for the chosen launches (their ``index`` fields; all when None), the engine running
-    on ``threads`` threads (None: Numba's default, every CPU)."""
+    on ``threads`` threads (None: one per CPU)."""
     chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
     with engine_threads(threads):
         reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]

@@ -42,6 +42,9 @@ def _traces() -> list[tuple[Path, Path]]:
 EXPECTED_REFUSALS = {
     "ldmatrix_tile.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
     "ldmatrix_tile_swizzled.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
+    "histogram256.json": "bins are bytes read from global memory: addresses bankism does not know",
+    "histogram_float.json": "bins are read from global memory: addresses bankism does not know",
+    "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
 }
 #: Register-tiled SGEMM: interpreting its blocks takes over 10 s each.
 SLOW = {"sgemm_regtile.json", "sgemm_regtile_padded.json"}
@@ -130,3 +133,38 @@ def test_quiz_kernel_as_written_measured_on_the_h100():
                 assert allowance.admits(got[metric], want[metric]), (op_class, metric, got, want)
             surplus = got["wavefronts"] - want["wavefronts"]
             assert conflicts_agree(got["conflicts"] - want["conflicts"], surplus)
+
+
+#: Kernels written for issue 10's styles, traced on the H100 (traces/explain_corpus_device.log):
+#: per (file, line), the verdict explain --trace must give.
+STYLE_TRACES = {
+    "cg_tiles": {("cg_tiles.cu", 30): "as written", ("cg_tiles.cu", 32): "as written"},
+    "accessor_struct": {("accessor_struct.cu", 42): "as written", ("accessor_struct.cu", 47): "as written"},
+    "header_tiles": {("header_tiles.cuh", 15): "as written", ("header_tiles.cuh", 16): "as written",
+                     ("header_tiles.cuh", 17): "as written", ("header_tiles.cuh", 18): "as written",
+                     ("header_tiles.cuh", 21): "as written", ("header_tiles.cuh", 41): "as written",
+                     ("header_tiles.cuh", 42): "same bytes, other instructions"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(STYLE_TRACES))
+def test_style_kernels_agree_with_the_h100_line_by_line(name):
+    source = ROOT / "traces" / "kernels" / f"{name}.cu"
+    trace = ROOT / "traces" / f"{name}.json"
+    report = explain(source.read_text(), str(source), ExplainOptions(trace=str(trace)))
+    compared = report["trace"]
+    assert compared["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
+    verdicts = {(e["file"], e["line"]): {g["verdict"] for g in e["groups"]} for e in compared["lines"]}
+    assert verdicts == {key: {verdict} for key, verdict in STYLE_TRACES[name].items()}
+    for entry in compared["lines"]:
+        if entry["same_instructions"]:
+            assert entry["same_addresses"], entry
+    totals, measured = compared["totals"], compared["totals"]["measured"]
+    for op_class in ("ld", "st"):
+        assert totals["sass"][op_class]["instructions"] == measured[op_class]["instructions"]
+        for metric in ("wavefronts", "conflicts"):
+            assert totals["sass"][op_class][metric] == measured[op_class][metric], (op_class, metric)
+    if all(e["same_instructions"] for e in compared["lines"]):
+        assert (
+            totals["source"]["ld"] == totals["sass"]["ld"] and totals["source"]["st"] == totals["sass"]["st"]
+        )

@@ -4,13 +4,27 @@ costs in wavefronts, and (with --snapshot) what the shared arrays hold at a give
 from __future__ import annotations
 
 import json
+import re
 import sys
-from typing import Annotated
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 import typer
 
 from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
+from bankism.version import __version__
+
+JSON_FORMAT = "bankism-explain"
+JSON_VERSION = 1
+
+#: Seconds of silent interpretation after which a spinner (on a terminal's stderr) says what is going on.
+WAIT_NOTICE_SECONDS = 2.0
+
+#: A -D value that is one C integer literal (decimal, hex, octal, binary; u/l suffixes).
+_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$")
 
 
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
@@ -28,10 +42,76 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
-        if not name.strip() or not name.strip().isidentifier():
+        if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
-        pairs.append((name.strip(), value if sep else "1"))
+        value = value if sep else "1"
+        if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
+            raise BankismError(f"{option} {item!r}: integer constant too large for 64 bits (nvcc refuses it "
+                               "too); note that ^ in a C expression is XOR, not a power")
+        pairs.append((name.strip(), value))
     return pairs
+
+
+def _literal_value(text: str) -> int:
+    """The value of a C integer literal (suffixes dropped; a leading 0 means octal)."""
+    digits = re.sub(r"[uUlL]+$", "", text.strip())
+    body = digits.lstrip("+-")
+    sign = -1 if digits.startswith("-") else 1
+    if len(body) > 1 and body[0] == "0" and body[1].isdigit():
+        return sign * int(body, 8 if set(body) <= set("01234567") else 10)
+    return sign * int(body, 0)
+
+
+def _check_dynamic(dynamic: int | None, arch: str) -> None:
+    from bankism.arch import get_arch
+
+    if dynamic is None:
+        return
+    try:
+        limit = get_arch(arch).shared_bytes
+    except BankismError:
+        return  # explain itself reports the unknown arch
+    if not 0 <= dynamic <= limit:
+        raise BankismError(f"--dynamic-smem {dynamic}: expected 0 to {limit:,} bytes ({limit // 1024} KB, "
+                           f"the shared memory of a {arch} block)")
+
+
+@contextmanager
+def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS,
+                    console: Any = None) -> Iterator[None]:
+    """After ``delay`` seconds of interpretation, a spinner on stderr saying why it takes long
+    (transient: it disappears when explain ends); nothing when stderr is not a terminal."""
+    if not enabled:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from bankism.explain.statements import MAX_LOOP_ITERATIONS
+
+    done = threading.Event()
+
+    def notice() -> None:
+        if done.wait(delay):
+            return
+        text = (f"interpreting {path}: long loops take time; an endless loop is stopped after "
+                f"{MAX_LOOP_ITERATIONS:,} iterations (shrink sizes with -D)")
+        columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
+        with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
+            progress.add_task("interpreting", total=None)
+            done.wait()
+
+    thread = threading.Thread(target=notice, name="bankism-explain-notice", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+#: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
+_MACRO_NAME = re.compile(r"^[A-Za-z_]\w*(\(\s*([A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*)?\))?$")
 
 
 def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
@@ -44,12 +124,42 @@ def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
     return tuple(out)
 
 
-def _only_lines(sites: list[dict], lines: list[int]) -> list[dict]:
-    """The sites on ``lines``; a line without any shared-memory access is an error."""
-    for wanted in lines:
-        if not any(s["line"] == wanted for s in sites):
-            raise BankismError(f"--line {wanted}: no shared-memory access ran on line {wanted}")
-    return [s for s in sites if s["line"] in lines]
+def _place(text: str, option: str) -> tuple[str | None, int]:
+    """``40`` -> (None, 40); ``header.cuh:40`` -> ("header.cuh", 40)."""
+    file, _, number = text.rpartition(":")
+    try:
+        line = int(number)
+    except ValueError:
+        raise BankismError(f"{option} {text!r}: expected LINE or FILE:LINE") from None
+    if line < 1 or (not file and ":" in text):
+        raise BankismError(f"{option} {text!r}: expected LINE or FILE:LINE")
+    return file or None, line
+
+
+def _at(entry: dict, place: tuple[str | None, int], main: str) -> bool:
+    from bankism.explain.statements import file_matches
+
+    file, line = place
+    return entry["line"] == line and (file is None or file_matches(entry.get("file") or main, file))
+
+
+def _only_lines(sites: list[dict], places: list[tuple[str | None, int]], main: str) -> list[dict]:
+    """The sites on ``places``; a place without any shared-memory access is an error."""
+    for place in places:
+        if not any(_at(s, place, main) for s in sites):
+            where = f"{place[0]}:{place[1]}" if place[0] else str(place[1])
+            raise BankismError(f"--line {where}: no shared-memory access ran on line {place[1]}"
+                               + (f" of {place[0]}" if place[0] else ""))
+    return [s for s in sites if any(_at(s, place, main) for place in places)]
+
+
+def _snapshot(snapshot: str | None, when: list[str] | None):  # noqa: ANN202
+    from bankism.explain import SnapshotRequest
+
+    if snapshot is None:
+        return None
+    file, line = _place(snapshot, "--snapshot")
+    return SnapshotRequest(line, _when(when or []), file)
 
 
 def _read(path: str) -> str:
@@ -75,7 +185,8 @@ def register(app: typer.Typer) -> None:
             help="Block to simulate, X[,Y[,Z]] (repeatable; 'all' for the whole grid).")] = None,
         define: Annotated[list[str] | None, typer.Option(
             "-D", "--define", help="NAME=VALUE: macro, template parameter or scalar argument.")] = None,
-        snapshot: Annotated[int | None, typer.Option(help="Show the shared arrays right after LINE.")] = None,
+        snapshot: Annotated[str | None, typer.Option(
+            help="Show the shared arrays right after LINE (or FILE:LINE, for a kernel in a header).")] = None,
         when: Annotated[list[str] | None, typer.Option(
             help="VAR=VALUE: take the snapshot when VAR has this value (repeatable).")] = None,
         dynamic_smem: Annotated[int | None, typer.Option(
@@ -88,16 +199,17 @@ def register(app: typer.Typer) -> None:
         trace: Annotated[str | None, typer.Option(
             help="A trace of this kernel (traces/*.json): compare the source with the SASS.")] = None,
         launch: Annotated[int | None, typer.Option(help="With --trace: the launch index to use.")] = None,
-        line: Annotated[list[int] | None, typer.Option(
+        line: Annotated[list[str] | None, typer.Option(
             help="Report only the access sites on this line (repeatable).")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
-        from bankism.explain import ExplainOptions, SnapshotRequest, explain, render
+        from bankism.explain import ExplainOptions, explain, render
 
         if launch is not None and trace is None:
             raise BankismError("--launch needs --trace FILE")
         if when and snapshot is None:
             raise BankismError("--when needs --snapshot LINE")
+        _check_dynamic(dynamic_smem, arch)
         indices = block_index or []
         everything = any(i.strip().lower() == "all" for i in indices)
         options = ExplainOptions(
@@ -108,7 +220,7 @@ def register(app: typer.Typer) -> None:
                 _triple(i, "--block-index", 0) for i in indices],
             all_blocks=everything,
             defines=dict(_pairs(define or [], "-D")),
-            snapshot=SnapshotRequest(snapshot, _when(when or [])) if snapshot is not None else None,
+            snapshot=_snapshot(snapshot, when),
             dynamic_shared=dynamic_smem,
             arch=arch,
             trace=trace,
@@ -116,17 +228,22 @@ def register(app: typer.Typer) -> None:
         )
         source = _read(path)
         try:
-            report = explain(source, path, options)
+            with _waiting_notice(path, sys.stderr.isatty()):
+                report = explain(source, path, options)
         except (BankismError, KeyboardInterrupt):
             raise
         except Exception as error:  # a bug in bankism: still one line, never a traceback
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None
         if line:
-            report["sites"] = _only_lines(report["sites"], line)
+            places = [_place(item, "--line") for item in line]
+            report["sites"] = _only_lines(report["sites"], places, report["file"])
             if report.get("trace"):
-                report["trace"]["lines"] = [e for e in report["trace"]["lines"] if e["line"] in line]
+                main = report["trace"].get("source_file", "")
+                report["trace"]["lines"] = [e for e in report["trace"]["lines"]
+                                            if any(_at(e, place, main) for place in places)]
         if as_json:
-            print(json.dumps(report, indent=1))
+            envelope = {"format": JSON_FORMAT, "version": JSON_VERSION, "bankism": __version__}
+            print(json.dumps({**envelope, **report}, indent=1))
         else:
             print(render(report, all_warps=all_warps, bank_maps=bank_map))

@@ -106,21 +106,32 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     """The comparison, as plain data (the ``trace`` member of the explain report)."""
     trace, launch = chosen.trace, chosen.launch
     sass = analyze_launch(trace, launch)
-    basename = os.path.basename(analysis.filename)
+    main = os.path.basename(analysis.filename)
+    files = {main} | {_base(s.file, main) for s in analysis.sites}
     recorded = _recorded_rows(trace, launch)
-    statement_of = _statement_lines(analysis)
-    compiled_sites = [s for s in sass.sites if s.site.get("line") and _same_file(s.site, basename)]
+    statement_of = _statement_lines(analysis, main)
+    compiled_sites = [s for s in sass.sites
+                      if s.site.get("line") and _base(s.site.get("file"), main) in files]
     for stats in compiled_sites:
-        line = int(stats.site["line"])
-        stats.site = {**stats.site, "line": statement_of.get(line, line)}
-    lines = sorted({s["line"] for s in report["sites"]} | {int(s.site["line"]) for s in compiled_sites})
+        key = (_base(stats.site.get("file"), main), int(stats.site["line"]))
+        stats.site = {**stats.site, "line": statement_of.get(key, key[1])}
+
+    def place(file: str | None, line: int) -> tuple[int, str]:
+        return (line, _base(file, main))
+
+    keys = sorted({place(s["file"], s["line"]) for s in report["sites"]}
+                  | {place(s.site.get("file"), int(s.site["line"])) for s in compiled_sites},
+                  key=lambda k: (k[1] != main, k[1], k[0]))
     per_line = []
-    for line in lines:
-        source = [s for s in report["sites"] if s["line"] == line]
-        compiled = [s for s in compiled_sites if s.site["line"] == line]
-        per_line.append(_line_entry(line, source, compiled, analysis, recorded))
+    for line, file in keys:
+        source = [s for s in report["sites"] if place(s["file"], s["line"]) == (line, file)]
+        compiled = [s for s in compiled_sites
+                    if place(s.site.get("file"), int(s.site["line"])) == (line, file)]
+        entry = _line_entry(line, source, compiled, analysis, recorded, file, main)
+        per_line.append(entry)
     return {
         "file": str(trace.path),
+        "source_file": main,
         "launch": int(launch["index"]),
         "kernel": launch["kernel"],
         "grid": list(launch["grid"]),
@@ -133,24 +144,24 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     }
 
 
-def _statement_lines(analysis: Analysis) -> dict[int, int]:
-    """Each line of a multi-line statement with shared accesses -> the line of its access
-    site, so SASS attributed to any line of the statement lands on that site's line."""
-    mapping: dict[int, int] = {}
+def _statement_lines(analysis: Analysis, main: str) -> dict[tuple[str, int], int]:
+    """Each (file, line) of a multi-line statement with shared accesses -> the line of its
+    access site, so SASS attributed to any line of the statement lands on that site's line."""
+    mapping: dict[tuple[str, int], int] = {}
     for site in analysis.sites:
         first, last = site.span
         for line in range(first, last + 1):
-            mapping.setdefault(line, site.line)
+            mapping.setdefault((_base(site.file, main), line), site.line)
     return mapping
 
 
-def _same_file(site: dict, basename: str) -> bool:
-    file = site.get("file")
-    return file is None or os.path.basename(file) == basename
+def _base(file: str | None, main: str) -> str:
+    """The file name a line is compared under (the kernel's file when none is given)."""
+    return os.path.basename(file) if file else main
 
 
 def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysis,
-                recorded: dict[int, np.ndarray]) -> dict:
+                recorded: dict[int, np.ndarray], file: str, main: str) -> dict:
     """One source line: its accesses as written and the SASS instructions of the line, both
     grouped by (shared array, op, width); addresses compared where the counts agree."""
     ours: dict[tuple, dict] = {}
@@ -159,7 +170,9 @@ def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysi
         entry = ours.setdefault(key, _group(key))
         _add(entry, site["instructions"], site["wavefronts"], site["ideal"], site["conflicts"])
     ours_rows = {key: [_site_rows(s) for s in analysis.sites
-                       if s.line == line and (s.region.name, s.op, s.width) == key] for key in ours}
+                       if s.line == line and _base(s.file, main) == file
+                       and (s.region.name, s.op, s.width) == key]
+                 for key in ours}
     theirs: dict[tuple, dict] = {}
     theirs_rows: dict[tuple, list[np.ndarray]] = {}
     for stats in compiled:
@@ -178,7 +191,8 @@ def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysi
     same = bool(verdicts) and all(v in written for v in verdicts.values())
     addresses = all(v == "as written" for v in verdicts.values()) if same else None
     groups = [{"array": array, "op": op, "verdict": verdict} for (array, op), verdict in verdicts.items()]
-    return {"line": line, "source": list(ours.values()), "sass": list(theirs.values()), "groups": groups,
+    return {"line": line, "file": file, "source": list(ours.values()), "sass": list(theirs.values()),
+            "groups": groups,
             "same_instructions": same, "same_addresses": addresses,
             "note": _note(list(ours.values()), list(theirs.values()), verdicts)}
 

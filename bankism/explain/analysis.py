@@ -60,14 +60,39 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     first = machines[0]
     op_order = {"load": 0, "atomic": 1, "store": 2}
-    sites = sorted(recorder.sites.values(), key=lambda s: (s.line, s.column, op_order[s.op], s.order))
-    return Analysis(
+    sites = sorted(recorder.sites.values(), key=lambda s: (
+        (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order[s.op], s.order))
+    count = sum(1 for launch in program.launches if launch.kernel == kernel.name)
+    template = _template_display(first)
+    analysis = Analysis(
         filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
-        _template_display(first), {p.name: param_values.get(p.name) for p in kernel.params
-                                   if p.type.pointers == 0 and not p.type.dims},
-        sum(1 for launch in program.launches if launch.kernel == kernel.name), chosen,
+        template, {p.name: param_values.get(p.name) for p in kernel.params
+                   if p.type.pointers == 0 and not p.type.dims},
+        count, chosen,
     )
+    analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
+    return analysis
+
+
+def _assumptions(kernel: S.Function, launch: Launch | None, defines: dict[str, str],
+                 template: dict[str, int | str], launches: int) -> list[str]:
+    """What explain took without being told: template arguments from the file's launch (the
+    first, when there are several) or from the parameter's default."""
+    notes = []
+    for position, param in enumerate(kernel.template_params):
+        if param.name in defines or param.name not in template:
+            continue
+        value = template[param.name]
+        if launch is not None and position < len(launch.template_args):
+            where = f"the launch on line {launch.line}"
+            if launches > 1:
+                where = f"the first of the file's {launches} launches of {kernel.name} (line {launch.line})"
+            notes.append(f"template argument {param.name}={value} taken from {where}; "
+                         f"give -D {param.name}=... for another")
+        elif param.default is not None:
+            notes.append(f"template argument {param.name}={value} is the parameter's default")
+    return notes
 
 
 def _template_display(machine: Machine) -> dict[str, int | str]:
@@ -151,13 +176,18 @@ def _launch_shape(options: ExplainOptions, launch: Launch | None, scope: HostSco
 
 
 def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostScope) -> int:
+    value = 0
     if options.dynamic_shared is not None:
-        return options.dynamic_shared
-    if launch is not None and len(launch.config) >= 3:
-        value = host_number(scope, launch.config[2])
-        if isinstance(value, int):
-            return value
-    return 0
+        value = options.dynamic_shared
+    elif launch is not None and len(launch.config) >= 3:
+        found = host_number(scope, launch.config[2])
+        if isinstance(found, int):
+            value = found
+    limit = get_arch(options.arch).shared_bytes
+    if not 0 <= value <= limit:
+        raise BankismError(f"dynamic shared memory of {value:,} bytes: expected 0 to {limit:,} bytes "
+                           f"({limit // 1024} KB, the shared memory of a {options.arch} block)")
+    return value
 
 
 def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:

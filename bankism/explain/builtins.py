@@ -27,6 +27,7 @@ from bankism.explain.values import (
     per_thread,
     unknown,
 )
+from bankism.isa import atomic_form
 
 Handler = Callable[[object, S.Call, Mask], Value]
 BUILTINS: dict[str, Handler] = {}
@@ -255,7 +256,17 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
     target = MemLV(pointer.region, pointer.offset, t, expr)
-    addresses = machine._shared_addresses(target, mask, "atomic", _ENGINE_ATOMIC.get(base, base[6:].lower()))
+    operand_is_one = len(expr.args) > 1 and isinstance(expr.args[1], S.Literal) and expr.args[1].value == 1
+    kind = "f" if t.kind == "float" else ("s" if t.signed else "u")
+    used = getattr(machine, "discarded", None) is not expr
+    form = atomic_form(base, kind, t.size, result_used=used, operand_is_one=operand_is_one)
+    if form.refusal or form.atomic_op is None:
+        raise Failure(expr, f"unsupported construct: {form.refusal or expr.function + '() on ' + str(t)}")
+    if form.loop == "cas_spin":
+        addresses = _cas_spin_loop(machine, target, mask)
+    else:
+        addresses = machine._shared_addresses(target, mask, "atomic", form.atomic_op)
+        _label(machine, expr, "atomic", form.sass)
     running = addresses[mask.arr]
     operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
     if operand is None:
@@ -285,10 +296,37 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
 
 
-#: The instruction each CUDA atomic compiles to, as the engine names it: atomicSub is an
-#: atomic add of the negated operand; the others keep their own name (and the engine says
-#: whether it has measured them).
-_ENGINE_ATOMIC = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicCAS": "cas"}
+def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
+    """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
+    site = machine.recorder.sites.get((id(expr), op))
+    if site is not None:
+        site.sass = sass
+
+
+def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
+    """Record the LDS + ATOMS.CAST.SPIN iterations of a 4-byte CAS retry loop (float atomicAdd on sm_90).
+
+    Measured on the H100 (traces/probes/sm_90_atomics.json, 139 probes of f32 and f16x2 adds, loop counts
+    and LDS wavefronts exact): in each iteration every remaining lane loads its word and issues its CAS;
+    in each bank the lowest remaining lane succeeds, the others retry.
+    """
+    remaining = mask.arr.copy()
+    node = target.node
+    first = None
+    while remaining.any():
+        current = Mask.of(remaining.copy())
+        addresses = machine._shared_addresses(target, current, "load")
+        _label(machine, node, "load", "LDS (of the CAS retry loop)")
+        machine._shared_addresses(target, current, "atomic", "cas_spin")
+        _label(machine, node, "atomic", "ATOMS.CAST.SPIN (retry loop)")
+        first = addresses if first is None else first
+        threads = remaining.size
+        for start in range(0, threads, 32):
+            lanes = np.flatnonzero(remaining[start:start + 32]) + start
+            banks = (addresses[lanes] // 4) % 32
+            _, winners = np.unique(banks, return_index=True)
+            remaining[lanes[winners]] = False
+    return first if first is not None else machine._shared_addresses(target, mask, "atomic", "cas_spin")
 
 
 def _base_function(name: str) -> str:
@@ -390,3 +428,64 @@ def _unsupported(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 for _name in ("__cvta_generic_to_shared", "asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
               "ldmatrix", "wmma", "clock", "clock64"):
     BUILTINS[_name] = _unsupported
+
+
+# --- 24-bit multiplies, bit casts, textures ----------------------------------------------
+
+
+def _mul24(signed: bool) -> Handler:
+    """__mul24/__umul24: the low 32 bits of the product of the low 24 bits of each operand
+    (sign-extended for __mul24)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        a, b = _scalars(_args(machine, expr, mask, 2), expr)
+        t = C.INT if signed else C.UINT
+        x = np.asarray(convert(a, t).data).astype(np.int64) & 0xFFFFFF
+        y = np.asarray(convert(b, t).data).astype(np.int64) & 0xFFFFFF
+        if signed:
+            x = np.where(x >= 1 << 23, x - (1 << 24), x)
+            y = np.where(y >= 1 << 23, y - (1 << 24), y)
+        product = (x * y) & 0xFFFFFFFF
+        data = product.astype(np.uint32).astype(t.dtype)
+        known = and_flags(a.known, b.known)
+        return Scalar(t, data if data.ndim else data[()], known, None, a.taint or b.taint)
+
+    return handler
+
+
+BUILTINS["__mul24"] = _mul24(True)
+BUILTINS["__umul24"] = _mul24(False)
+
+
+def _bit_cast(source: C.CType, target: C.CType) -> Handler:
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        (value,) = _scalars(_args(machine, expr, mask, 1), expr)
+        data = np.asarray(convert(value, source).data).astype(source.dtype).view(target.dtype)
+        return Scalar(target, data if data.ndim else data[()], value.known, None, value.taint)
+
+    return handler
+
+
+for _name, _source, _target in (
+    ("__int_as_float", C.INT, C.FLOAT), ("__uint_as_float", C.UINT, C.FLOAT),
+    ("__float_as_int", C.FLOAT, C.INT), ("__float_as_uint", C.FLOAT, C.UINT),
+    ("__longlong_as_double", C.LLONG, C.DOUBLE), ("__double_as_longlong", C.DOUBLE, C.LLONG),
+):
+    BUILTINS[_name] = _bit_cast(_source, _target)
+
+
+def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """A texture read (tex1Dfetch, tex2D, ...): its value is not known, as a global load's."""
+    for arg in expr.args:
+        machine.eval(arg, mask)
+    t = C.FLOAT
+    if expr.template_args:
+        t = machine.resolve_type(expr.template_args[0], mask)
+    if t.kind == "vec":
+        return Vector(t, [unknown(t.elem, "values read from a texture") for _ in range(t.count)])
+    return unknown(t, "values read from a texture")
+
+
+for _name in ("tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLayered", "texCubemap",
+              "tex2DLod", "tex1DLod", "tex3DLod", "surf2Dread", "surf1Dread"):
+    BUILTINS[_name] = _texture

@@ -12,7 +12,7 @@ import numpy as np
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.bindings import Frame, TypeAlias, Variable, VarLV
+from bankism.explain.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.builtins import BUILTINS, call_builtin
 from bankism.explain.ctype import CType
 from bankism.explain.groups import group_method
@@ -51,6 +51,10 @@ class Calls:
         local = self._find_local(name)
         if isinstance(local, Variable) and isinstance(local.value, Closure):
             return self._call_closure(local.value, expr, mask)
+        if isinstance(local, Variable) and local.type.kind == "struct":
+            method = self.find_method(local.type, "operator()", len(expr.args), expr)
+            return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),
+                               this_type=local.type, base_scope=local.type.info.bindings)
         if local is None and name in self.program.functions:
             return self._call_function(expr, mask)
         struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
@@ -62,7 +66,7 @@ class Calls:
 
     def call_result(self, frame: Frame, expr: S.Node, mask: Mask) -> Value:
         if frame.result_lvalue is not None:
-            return self.load(frame.result_lvalue, mask)
+            return self.load(returned_lvalue(frame, expr), mask)
         if frame.return_type is not None and frame.return_type.kind == "void":
             return constant(C.INT, 0)
         if frame.result is None:
@@ -352,3 +356,12 @@ class Calls:
                 for scope in scopes
             ]
         return Closure(C.CLOSURE, expr, scopes, self.frame.this)
+
+
+def returned_lvalue(frame: Frame, expr: S.Node) -> object:
+    """The object a function returned by reference, as accessed at the call ``expr`` (a
+    memory access through it happens there, so its site is the call's)."""
+    target = frame.result_lvalue
+    if isinstance(target, MemLV):
+        return MemLV(target.region, target.offset, target.type, expr, target.known, target.taint)
+    return target

@@ -9,6 +9,7 @@ import numpy as np
 
 from bankism.explain import syntax as S
 from bankism.explain.bindings import CompLV, Frame, GlobalArray, LValue, MemLV, Variable, VarLV
+from bankism.explain.calls import returned_lvalue
 from bankism.explain.ctype import CType
 from bankism.explain.memory import (
     GlobalMatrix,
@@ -106,7 +107,7 @@ class Lvalues:
         if not isinstance(frame, Frame):
             return VarLV(Variable("(temporary)", frame.type, frame))
         if frame.result_lvalue is not None:
-            return frame.result_lvalue
+            return returned_lvalue(frame, expr)
         value = self.call_result(frame, expr, mask)
         return VarLV(Variable("(temporary)", value.type, value))
 
@@ -117,7 +118,7 @@ class Lvalues:
         frame = self.invoke(method, expr, mask, args=[expr.index], this=target, this_type=base.type,
                             base_scope=base.type.info.bindings)
         if frame.result_lvalue is not None:
-            return frame.result_lvalue
+            return returned_lvalue(frame, expr)
         value = self.call_result(frame, expr, mask)
         return VarLV(Variable("(temporary)", value.type, value))
 

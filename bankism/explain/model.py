@@ -73,3 +73,5 @@ class Analysis:
     parameters: dict[str, int | float | None] = field(default_factory=dict)
     launches: int = 0
     trace_launch: object = None
+    #: What explain assumed because the user did not say (one sentence each).
+    assumptions: list[str] = field(default_factory=list)

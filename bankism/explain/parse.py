@@ -536,6 +536,10 @@ class _Converter:
         """A template argument: a type, or an expression (a name written as a type is kept as
         a type; callers read it as a value where the parameter is not a type)."""
         if node.type == "type_descriptor":
+            inner = node.child_by_field_name("type")
+            if (inner is not None and inner.type == "qualified_identifier" and "<" in node_text(inner)
+                    and node.child_by_field_name("declarator") is None):
+                return self.expr(inner)
             return self._type_descriptor(node)
         return self.expr(node)
 
@@ -819,7 +823,16 @@ class _Converter:
             return S.Name(line, text, text)
         if kind == "qualified_identifier":
             scope, _, name = text.rpartition("::")
-            return S.Name(line, text, name.strip(), scope=scope.strip())
+            inner = node
+            while inner.child_by_field_name("name") is not None and (
+                    inner.child_by_field_name("name").type == "qualified_identifier"):
+                inner = inner.child_by_field_name("name")
+            scope_node = inner.child_by_field_name("scope")
+            scope_type = None
+            if scope_node is not None and scope_node.type == "template_type":
+                base, args, _ = self._type_spec(scope_node)
+                scope_type = S.TypeName(line, node_text(scope_node), base, 0, [], False, False, None, args)
+            return S.Name(line, text, name.strip(), scope=scope.strip(), scope_type=scope_type)
         if kind == "this":
             return S.This(line, text)
         if kind == "lambda_expression":

@@ -25,6 +25,29 @@ CUDA_MACROS = (
     "__host__ ",
     "_Pragma(x) ",
     "CUDART_INF_F __int_as_float(0x7f800000)",
+    # math.h, float.h, limits.h and math_constants.h constants (a file's own #define wins)
+    "INFINITY __int_as_float(0x7f800000)",
+    "NAN __int_as_float(0x7fffffff)",
+    "HUGE_VALF __int_as_float(0x7f800000)",
+    "CUDART_NAN_F __int_as_float(0x7fffffff)",
+    "FLT_MAX 3.402823466e+38F",
+    "FLT_MIN 1.175494351e-38F",
+    "FLT_EPSILON 1.192092896e-07F",
+    "DBL_MAX 1.7976931348623158e+308",
+    "DBL_MIN 2.2250738585072014e-308",
+    "DBL_EPSILON 2.2204460492503131e-016",
+    "INT_MAX 2147483647",
+    "INT_MIN (-2147483647 - 1)",
+    "UINT_MAX 0xffffffffU",
+    "LLONG_MAX 9223372036854775807LL",
+    "M_PI 3.14159265358979323846",
+    "M_PI_2 1.57079632679489661923",
+    "M_E 2.7182818284590452354",
+    "M_SQRT2 1.41421356237309504880",
+    "M_LN2 0.69314718055994530942",
+    "M_LOG2E 1.4426950408889634074",
+    "CUDART_PI_F 3.141592654f",
+    "NULL 0",
 )
 
 _LINE_DIRECTIVE = re.compile(r'^\s*#line\s+(\d+)\s+"(.*)"\s*$')
@@ -82,7 +105,7 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     """Run the C preprocessor over ``source`` with ``defines`` (-D NAME=VALUE, which win over
     the file's own #define of NAME) and return the text with its line map."""
     defines = defines or {}
-    preprocessor = _QuietPreprocessor(set(defines))
+    preprocessor = _QuietPreprocessor({name.split("(")[0].strip() for name in defines})
     preprocessor.line_directive = "#line"
     directory = os.path.dirname(os.path.abspath(filename))
     preprocessor.add_path(directory)

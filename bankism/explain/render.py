@@ -46,6 +46,7 @@ def _header(report: dict) -> list[str]:
     if launch["parameters"]:
         lines.append("scalar arguments: " + ", ".join(
             f"{k}={'unknown' if v is None else v}" for k, v in launch["parameters"].items()))
+    lines.extend(f"assumption: {note}" for note in report.get("assumptions", []))
     if launch["launches_in_file"] > 1 and launch["from"].startswith("line"):
         lines.append(f"note: the file launches {report['kernel']} {launch['launches_in_file']} times; "
                      "this is the first launch (use -D, --grid and --block for another)")
@@ -78,6 +79,7 @@ def _site(site: dict, all_warps: bool, bank_maps: bool, main_file: str = "") -> 
         f"{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
         f"{site['expression']} ({site['width']}-byte {site['dtype']})",
         f"  source:      {site['source']}",
+        *([f"  SASS:        {site['sass']} (nvcc, sm_90)"] if site.get("sass") else []),
         f"  total:       {_count(site['instructions'], 'warp-instruction')}, "
         f"{_count(site['wavefronts'], 'wavefront')}, ideal {site['ideal']}, "
         f"conflicts {site['conflicts']} (ncu), {_cycles_text(site['cycles'])}",
@@ -182,7 +184,9 @@ def render_trace(trace: dict) -> list[str]:
         + (f"; launch totals below are scaled by {scale:g}" if scale != 1 else ""),
     ]
     for entry in trace["lines"]:
-        lines.append(f"  line {entry['line']}: {entry['note']}")
+        place = (f"line {entry['line']}" if entry.get("file") in (None, trace.get("source_file"))
+                 else f"{entry['file']}:{entry['line']}")
+        lines.append(f"  {place}: {entry['note']}")
         source = "; ".join(f"{s['array']}: {s['op']} ({s['width']} B): {_counts(s)}" for s in entry["source"])
         sass = "; ".join(f"{s['array']}: {s['sites']} x {s['sass'] or s['op']} ({s['width']} B): {_counts(s)}"
                          for s in entry["sass"])

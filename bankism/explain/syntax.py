@@ -51,6 +51,8 @@ class Literal(Expr):
 class Name(Expr):
     name: str
     scope: str = ""
+    #: ``Stride<double, 2>`` in ``Stride<double, 2>::value``: the class the name is a member of.
+    scope_type: TypeName | None = None
 
 
 @dataclass(slots=True, eq=False)
