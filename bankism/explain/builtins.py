@@ -298,7 +298,8 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 
 def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
     """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
-    site = machine.recorder.sites.get((id(expr), op))
+    calls = tuple(id(call) for _, call in machine.call_stack)
+    site = machine.recorder.sites.get((id(expr), op, calls))
     if site is not None:
         site.sass = sass
 
