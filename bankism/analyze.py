@@ -544,7 +544,7 @@ class _Batcher:
             self.slot_of_site[site_id] = k
         self.modelled = [k for k, site_id in enumerate(self.ids) if not stats[site_id].unmodelled]
         self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
-        self.kind_of_slot = np.full(max(len(self.ids), 1), -1, np.int32)
+        self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
         self.kind_of_slot[self.modelled] = np.arange(len(self.modelled), dtype=np.int32)
         self.limit = window_end(launch, arch)
 
