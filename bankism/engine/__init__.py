@@ -376,6 +376,21 @@ def _check_arguments(width: object, op: object, matrices: object, arch: object, 
     return int(width)  # type: ignore[arg-type]
 
 
+#: Up to this many instructions, int64 addresses that fit are narrowed to int32 before the kernel
+#: runs, so that small calls (explain, review, the CLI) share the one compiled kernel ``analyze``
+#: uses; a first call after install then compiles once, not twice. Larger batches keep int64 (no
+#: extra pass over the data).
+NARROW_LIMIT = 1 << 16
+
+
+def _narrow(rows: np.ndarray) -> np.ndarray:
+    if rows.dtype == np.int64 and 0 < rows.shape[0] <= NARROW_LIMIT:
+        low, high = int(rows.min()), int(rows.max())
+        if low >= -(2**31) and high < 2**31:
+            return rows.astype(np.int32)
+    return rows
+
+
 def _resolve(width: int, op: str, matrices: int | None, arch: str, atomic_op: str) -> tuple[int, Rule]:
     """The access width the engine uses and the rule of one instruction kind, or a BankismError."""
     architecture = get_arch(arch)
@@ -482,7 +497,7 @@ def simulate(
     rows = _as_addresses(addresses)
     masks = _as_masks(active, rows.shape[0])
     tables = _kind_table([(width, op, matrices, rule)], architecture, architecture.shared_bytes)
-    per_record, _, errors = _run_kernel(rows, masks, np.zeros(1, np.int32), tables, 1, True)
+    per_record, _, errors = _run_kernel(_narrow(rows), masks, np.zeros(1, np.int32), tables, 1, True)
     _raise_first_error(errors, rows, np.full(1, width), np.zeros(1, np.int32), architecture, None)
     wavefronts, ideal, conflicts, cycles, groups, merged = per_record
     return SimulationResult(
