@@ -209,25 +209,31 @@ def _simulate_kernel(
             worst[c, k, _W_INDEX] = -1
             worst[c, k, _W_EXCESS] = -1
             worst[c, k, _W_WAVEFRONTS] = -1
+        current = np.uintp(table.shape[0])  # no kind yet: the first instruction loads its row
+        width = lanes_used = group_shift = n_base = tx_shift = per_pass = unit_shift = super_shift = 0
+        limit = n_super = n_keys = last_start = spare = 0
+        serialised = banked = False
         for i in range(c * chunk, min(n, (c + 1) * chunk)):
             row = np.uintp(i)
             mask = masks[0] if scalar_mask else masks[i]
             kind = np.uintp(kinds[0] if scalar_kind else kinds[i])
-            width = table[kind, _K_WIDTH]
-            lanes_used = table[kind, _K_LANES]
-            group_shift = table[kind, _K_GROUP_SHIFT]
-            n_base = table[kind, _K_BASE]
-            tx_shift = table[kind, _K_TX_SHIFT]
-            serialised = table[kind, _K_SERIALISED] != 0
-            banked = table[kind, _K_BANKED] != 0
-            per_pass = table[kind, _K_PER_PASS]
-            unit_shift = table[kind, _K_UNIT_SHIFT]
-            super_shift = table[kind, _K_SUPER_SHIFT]
-            limit = table[kind, _K_LIMIT]
-            n_super = 1 << super_shift
-            n_keys = n_base << super_shift
-            last_start = limit - width
-            spare = ((limit >> unit_shift) + 1) << tx_shift
+            if kind != current:  # the rule's parameters stay in registers while the kind repeats
+                current = kind
+                width = table[kind, _K_WIDTH]
+                lanes_used = table[kind, _K_LANES]
+                group_shift = table[kind, _K_GROUP_SHIFT]
+                n_base = table[kind, _K_BASE]
+                tx_shift = table[kind, _K_TX_SHIFT]
+                serialised = table[kind, _K_SERIALISED] != 0
+                banked = table[kind, _K_BANKED] != 0
+                per_pass = table[kind, _K_PER_PASS]
+                unit_shift = table[kind, _K_UNIT_SHIFT]
+                super_shift = table[kind, _K_SUPER_SHIFT]
+                limit = table[kind, _K_LIMIT]
+                n_super = 1 << super_shift
+                n_keys = n_base << super_shift
+                last_start = limit - width
+                spare = ((limit >> unit_shift) + 1) << tx_shift
             bits = 0
             if table[kind, _K_XORS]:
                 bits, _ = _merged_pairs(
