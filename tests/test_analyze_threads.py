@@ -4,26 +4,15 @@ members refused."""
 from __future__ import annotations
 
 import json
-import sys
 import zipfile
 
 import numpy as np
 import pytest
 
-from bankism import BankismError, cli, traceio
+from bankism import BankismError, traceio
 from bankism.analyze import analyze
-from tests.test_analyze_synthetic import launch, random_rows, site, trace
-
-
-def run(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["bankism", *args])
-    code = 0
-    try:
-        cli.main()
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.builders import launch, random_rows, site, trace
+from tests.helpers import one_line_error, run_cli
 
 
 @pytest.fixture
@@ -45,13 +34,12 @@ def test_one_and_two_threads_give_the_same_report(mixed):
     assert all(s["worst"] is not None for s in sites)
 
 
-def test_threads_option(monkeypatch, capsys, mixed):
-    code, out, err = run(monkeypatch, capsys, "analyze", str(mixed), "--json", "--threads", "1")
-    assert code == 0 and err == ""
-    assert json.loads(out)["launches"][0]["records"] == 30_000
-    code, out, err = run(monkeypatch, capsys, "analyze", str(mixed), "--threads", "0")
-    assert code == 2 and out == "" and err.startswith("error: ") and err.count("\n") == 1
-    assert "threads must be an integer from 1" in err
+def test_threads_option(mixed):
+    ran = run_cli("analyze", mixed, "--json", "--threads", "1")
+    assert ran.returncode == 0 and ran.stderr == ""
+    assert json.loads(ran.stdout)["launches"][0]["records"] == 30_000
+    ran = run_cli("analyze", mixed, "--threads", "0")
+    assert ran.stdout == "" and "threads must be an integer from 1" in one_line_error(ran)
 
 
 def test_a_flipped_byte_in_a_stored_member_is_caught_by_its_crc(tmp_path, mixed):
