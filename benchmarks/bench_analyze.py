@@ -113,9 +113,15 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--skip-startup", action="store_true")
+    parser.add_argument("--zlib", action="store_true", help="inflate with zlib even where ISA-L is installed")
     args = parser.parse_args()
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}")
+    if args.zlib:
+        import zlib
+
+        from bankism.trace import read as trace_read
+        trace_read._inflate_module = zlib
     for threads in args.threads:
         throughput(args.trace, args.repeats, threads)
         print(f"  peak RSS of a fresh process: {peak_rss(args.trace, threads):.0f} MiB")
