@@ -163,7 +163,7 @@ def _simulate_kernel(
     """Count every warp-instruction; errors[c] = (instruction, lane, code) of chunk c's first invalid lane.
 
     Serial and free of the GIL: ``bankism.engine`` runs it on several threads at once, one
-    contiguous piece of the batch each (a serial kernel compiles in a third of the time of a
+    contiguous piece of the batch each (a serial kernel compiles much faster than a
     ``prange`` one, and threads that take pieces as they free up balance a busy machine).
 
     Instruction i is of kind ``kinds[i]`` (or ``kinds[0]`` for all): its rule, geometry and

@@ -1,7 +1,7 @@
 """The engine's threads: a batch is cut into contiguous pieces that a small pool of threads takes as
 they free up, each running the serial, GIL-free kernel on its piece.
 
-Why not Numba's ``prange``: a serial kernel compiles in about a third of the time, and threads
+Why not Numba's ``prange``: a serial kernel compiles much faster (docs/performance.md), and threads
 that take pieces one at a time keep going when the machine is busy, where a static split waits
 for its slowest (descheduled) worker. Small batches run on the calling thread.
 """
