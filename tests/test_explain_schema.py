@@ -28,6 +28,9 @@ def _schema() -> dict:
     ("semantics.cu", {"snapshot": (35, {})}),
     ("dynamic_smem.cu", {"snapshot": (19, {})}),
     ("sgemm_vectorized.cu", {"defines": {"M": "128", "N": "128", "K": "8"}}),
+    ("hgemm_ldmatrix.cu", {"defines": {"PERMUTED": "true"}}),
+    ("wmma_tiles.cu", {}),
+    ("cp_async_pipeline.cu", {"snapshot": (44, {})}),
 ])
 def test_reports_validate_against_the_documented_schema(kernel, options):
     report = run(kernel or quiz_path(), **options)

@@ -10,10 +10,13 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bankism.errors import BankismError
+from bankism.explain import control
 from bankism.explain import syntax as S
 from bankism.explain.ctype import integer_literal_type
 from bankism.explain.preprocess import Preprocessed
+from bankism.explain.ptx import convert_asm
 from bankism.explain.treesitter import SPACE, child_of_type, named_children, node_text, parser, snippet
+from bankism.explain.wmma import type_name as wmma_type_name
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
@@ -482,7 +485,8 @@ class _Converter:
         type_node = node.child_by_field_name("type")
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
-        base, args, scope = self._type_spec(type_node)
+        fragment = wmma_type_name(type_node)
+        base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
         const = False
         align = None
         for child in node.children:
@@ -621,6 +625,9 @@ class _Converter:
         self._check(node)
         line, end, text = self._line(node), self._end_line(node), node_text(node)
         kind = node.type
+        if kind in ("switch_statement", "goto_statement", "labeled_statement") or (
+                kind == "compound_statement" and control.has_labels(node)):
+            return control.convert(self, node)
         if kind == "compound_statement":
             body = [self.lazy_statement(c) for c in node.named_children if c.type not in _SKIPPED_STATEMENTS]
             return S.Block(line, text, end, body)
@@ -923,6 +930,8 @@ class _Converter:
             return S.SizeOf(line, text, self.expr(node.child_by_field_name("value")))
         if kind == "initializer_list":
             return S.InitList(line, text, [self.expr(c) for c in named_children(node)])
+        if kind == "gnu_asm_expression":
+            return convert_asm(self, node)
         names = {
             "new_expression": "new",
             "delete_expression": "delete",
