@@ -436,8 +436,23 @@ def _cvta_to_shared(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
 
 for _name in ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
-              "ldmatrix", "wmma", "clock", "clock64"):
+              "ldmatrix", "wmma"):
     BUILTINS[_name] = _unsupported
+
+
+def _clock(t: C.CType) -> Handler:
+    """clock()/clock64()/globaltimer reads: a cycle count nobody can know ahead, an unknown
+    value (it matters only if a shared address, branch or trip count needs it)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        _args(machine, expr, mask, 0)
+        return unknown(t, f"the value of {expr.function}() (a clock reading)")
+
+    return handler
+
+
+BUILTINS["clock"] = _clock(C.LONG)
+BUILTINS["clock64"] = _clock(C.LLONG)
 
 
 # --- 24-bit multiplies, bit casts, textures ----------------------------------------------
