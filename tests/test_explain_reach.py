@@ -36,3 +36,38 @@ def test_clock_values_and_braced_function_objects_do_not_refuse():
     _check(site(report, 21, "warpTotals", "load"), {0: [totals + 4 * i for i in range(8)]}, 4, "load")
     _check(site(report, 21, "maxes", "load"), {0: [maxes + 4 * (i ^ 1) for i in range(8)]}, 4, "load")
     assert sum(s["conflicts"] for s in report["sites"]) == 0
+
+
+def _ffs(x: int) -> int:
+    return 0 if x == 0 else (x & -x).bit_length()
+
+
+def _usad4(a: int, b: int, c: int) -> int:
+    return c + sum(abs(((a >> 8 * i) & 255) - ((b >> 8 * i) & 255)) for i in range(4))
+
+
+def _byte_perm(x: int, y: int, s: int) -> int:
+    pool = x | (y << 32)
+    return sum(((pool >> 8 * ((s >> 4 * n) & 7)) & 255) << 8 * n for n in range(4))
+
+
+def test_bit_intrinsics_and_half2_arithmetic():
+    report = run(REACH / "bit_half.cu")
+    slots, prods = BASE, BASE + 1024
+    t = range(32)
+    formulas = {
+        8: [_ffs(i + 1) * 8 + (i & 7) for i in t],
+        9: [32 - (i + 1).bit_length() + 64 for i in t],
+        10: [(int(f"{i:032b}"[::-1], 2) >> 27) * 3 for i in t],
+        11: [bin((i * 2654435761) & 0xFFFFFFFF).count("1") + 128 for i in t],
+        12: [_usad4(i, 0x01020304, 5) & 255 for i in t],
+        13: [_byte_perm(i, 0x55, 0x3210) & 63 for i in t],
+        14: [((((i << 28) & 0xFFFFFFFF) | (i << 32)) << 4 >> 32) & 0xFFFFFFFF & 255 for i in t],
+        15: [(_ffs(1 << (i & 31)) + 64 - 41) & 255 for i in t],
+    }
+    for line, words in formulas.items():
+        rows = np.array([[slots + 4 * w for w in words]], np.int64)
+        check_site(site(report, line, "slots", "store"), {0: rows}, 4, "store")
+    check_site(site(report, 16, "prods", "store"), {0: np.array([[prods + 4 * i for i in t]])}, 4, "store")
+    reversed_rows = np.array([[prods + 4 * (63 - i) for i in t]])
+    check_site(site(report, 18, "prods", "load"), {0: reversed_rows}, 4, "load")
