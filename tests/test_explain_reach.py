@@ -71,3 +71,28 @@ def test_bit_intrinsics_and_half2_arithmetic():
     check_site(site(report, 16, "prods", "store"), {0: np.array([[prods + 4 * i for i in t]])}, 4, "store")
     reversed_rows = np.array([[prods + 4 * (63 - i) for i in t]])
     check_site(site(report, 18, "prods", "load"), {0: reversed_rows}, 4, "load")
+
+
+def test_a_store_whose_lanes_depend_on_shared_values_is_refused_in_one_plain_sentence(tmp_path):
+    from bankism.errors import BankismError
+
+    source = tmp_path / "swap.cu"
+    source.write_text(
+        "__device__ void order(int &x, int &y) { if (x > y) { int t = x; x = y; y = t; } }\n"
+        "__global__ void k(const int *g) {\n"
+        "  __shared__ int v[64];\n"
+        "  v[threadIdx.x] = g[threadIdx.x];\n"
+        "  v[threadIdx.x + 32] = g[threadIdx.x + 32];\n"
+        "  __syncthreads();\n"
+        "  order(v[2 * threadIdx.x], v[2 * threadIdx.x + 1]);\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    try:
+        run(source)
+    except BankismError as error:
+        message = str(error)
+    else:
+        raise AssertionError("a data-dependent store was accepted")
+    assert "depends on values in shared memory, which bankism does not know" in message
+    assert message.count("bankism does not know") == 1
