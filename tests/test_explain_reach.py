@@ -96,3 +96,23 @@ def test_a_store_whose_lanes_depend_on_shared_values_is_refused_in_one_plain_sen
         raise AssertionError("a data-dependent store was accepted")
     assert "depends on values in shared memory, which bankism does not know" in message
     assert message.count("bankism does not know") == 1
+
+
+def test_tiles_of_a_block_that_is_not_a_multiple_of_the_tile_size():
+    report = run(REACH / "partial_tile.cu")
+    grid2d, counts = BASE, BASE + 4 * 33 * 4
+    tid = np.arange(120)
+    stores = {}
+    for w in range(4):
+        lanes = tid[32 * w: 32 * w + 32]
+        stores[w] = [grid2d + 4 * (33 * (t // 32) + t % 32) for t in lanes]
+    _check(site(report, 11, "grid2d", "store"), stores, 4, "store")
+    heads = np.zeros((4, 1, 32), np.int64)
+    active = np.zeros((4, 1, 32), bool)
+    for w in range(4):  # each warp holds two 16-thread tiles; their heads are lanes 0 and 16
+        heads[w, 0, [0, 16]] = [counts + 4 * ((32 * w + lane) // 16 + 8) for lane in (0, 16)]
+        active[w, 0, [0, 16]] = True
+    found = site(report, 12, "counts", "store")
+    check_site(found, dict(enumerate(heads)), 4, "store", dict(enumerate(active)))
+    loads = {w: [grid2d + 4 * (33 * (t % 32 % 4) + 4) for t in tid[32 * w: 32 * w + 32]] for w in range(4)}
+    _check(site(report, 14, "grid2d", "load"), loads, 4, "load")
