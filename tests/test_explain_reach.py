@@ -5,8 +5,12 @@ computed here from the kernels' own index formulas."""
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from bankism.errors import BankismError
 from tests.test_explain_support import BASE, DATA, check_site, run, site
 
 REACH = DATA / "reach"
@@ -116,3 +120,44 @@ def test_tiles_of_a_block_that_is_not_a_multiple_of_the_tile_size():
     check_site(found, dict(enumerate(heads)), 4, "store", dict(enumerate(active)))
     loads = {w: [grid2d + 4 * (33 * (t % 32 % 4) + 4) for t in tid[32 * w: 32 * w + 32]] for w in range(4)}
     _check(site(report, 14, "grid2d", "load"), loads, 4, "load")
+
+
+# --- __shared__ arrays outside the kernel body ---------------------------------------------
+
+PLACEMENT = Path(__file__).parent.parent / "traces" / "shared_placement"
+
+
+def test_outer_shared_arrays_are_placed_where_the_h100_put_them():
+    """traces/shared_placement/placement.txt: the shared-window offsets probe.cu printed on the
+    H100 (file-scope arrays, __device__-function arrays, the kernels' own, one extern)."""
+    measured = {}
+    for line in (PLACEMENT / "placement.txt").read_text().splitlines():
+        if line.startswith("k") and "=" in line:
+            kernel, *pairs = line.split()
+            measured[kernel] = {name: int(offset) for name, offset in (p.split("=") for p in pairs)}
+    assert set(measured) == {"k1", "k2", "k3", "k4"}
+    for kernel, offsets in measured.items():
+        report = run(PLACEMENT / "probe.cu", kernel=kernel)
+        got = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+        assert got == offsets, kernel
+
+
+def test_file_scope_and_helper_arrays_sites():
+    report = run(REACH / "outer_shared.cu", kernel="outerUser")
+    offsets = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+    # staged and lanes2 are used by this kernel only (moved ahead of `own`); common is shared
+    # with otherUser (kept after it).
+    assert offsets == {"staged": BASE, "lanes2": BASE + 256, "own": BASE + 512, "common": BASE + 640}
+    lane = np.arange(32)
+    for_warps = {w: np.array([BASE + 256 + 4 * 2 * lane]) for w in range(2)}
+    check_site(site(report, 7, "lanes2", "store"), for_warps, 4, "store")
+    reversed_rows = {w: np.array([BASE + 4 * (63 - (32 * w + lane))]) for w in range(2)}
+    check_site(site(report, 21, "staged", "load"), reversed_rows, 4, "load")
+    rotated = {w: np.array([BASE + 640 + 4 * ((lane + 1) % 32)]) for w in range(2)}
+    check_site(site(report, 15, "common", "load"), rotated, 4, "load")
+
+
+def test_a_static_shared_array_in_a_template_helper_is_refused_in_one_line():
+    with pytest.raises(BankismError, match=r"outer_shared.cu:28: unsupported construct: .*template function "
+                                           r"\(perInstance\)"):
+        run(REACH / "outer_shared.cu", kernel="templated")
