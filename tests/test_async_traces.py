@@ -74,7 +74,7 @@ def test_async_notes_name_what_was_not_simulated():
         "wgmma": [{"pc": 432, "sass": "HGMMA.64x64x16.F32", "executions": 1, "a_bytes": 2048,
                    "b_bytes": 2048}],
     }}
-    notes = analyze.async_notes(launch)
+    notes = analyze.async_notes(launch["async"])
     assert len(notes) == 2
     assert "8,192 bytes" in notes[0] and "4,096 operand bytes" in notes[1]
-    assert analyze.async_notes({}) == []
+    assert analyze.async_notes({}) == [] and analyze.async_notes(None) == []
