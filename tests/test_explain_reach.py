@@ -161,3 +161,21 @@ def test_a_static_shared_array_in_a_template_helper_is_refused_in_one_line():
     with pytest.raises(BankismError, match=r"outer_shared.cu:28: unsupported construct: .*template function "
                                            r"\(perInstance\)"):
         run(REACH / "outer_shared.cu", kernel="templated")
+
+
+def test_a_null_test_that_guards_only_per_thread_work_does_not_refuse():
+    report = run(REACH / "null_guard.cu", kernel="biasedTile")
+    x = np.arange(32)
+    rows = {y: np.array([BASE + 4 * (32 * y + x)] * 4) for y in range(8)}
+    check_site(site(report, 8, "tile", "load"), rows, 4, "load")
+    check_site(site(report, 8, "tile", "store"), rows, 4, "store")
+    columns = {y: np.array([BASE + 4 * (32 * x + y)]) for y in range(8)}
+    found = site(report, 10, "tile", "load")
+    check_site(found, columns, 4, "load")
+    assert found["wavefronts"] == 8 * 32
+
+
+def test_a_null_test_that_decides_a_shared_access_is_refused():
+    why = r"null_guard.cu:16: whether this shared-memory access runs depends on whether pointer bias is null"
+    with pytest.raises(BankismError, match=why):
+        run(REACH / "null_guard.cu", kernel="guardedShared")

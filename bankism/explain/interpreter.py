@@ -418,6 +418,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         return None
 
     def declare(self, name: str, binding: object) -> None:
+        if isinstance(binding, Variable):
+            binding.born_unsure = self.unsure_lanes()
         self.frame.scopes[-1][name] = binding
 
     # --- types ------------------------------------------------------------------------------
