@@ -179,3 +179,15 @@ def test_a_null_test_that_decides_a_shared_access_is_refused():
     why = r"null_guard.cu:16: whether this shared-memory access runs depends on whether pointer bias is null"
     with pytest.raises(BankismError, match=why):
         run(REACH / "null_guard.cu", kernel="guardedShared")
+
+
+def test_parenthesized_typedef_casts_and_cache_hint_stores():
+    report = run(REACH / "casts_hints.cu")
+    x = np.arange(32)
+    found = site(report, 9, "buf", "store")
+    check_site(found, {0: np.array([BASE + 4 * ((4 * x) % 128)])}, 4, "store")
+    assert found["wavefronts"] == 4
+    col = BASE + 512
+    check_site(site(report, 10, "col", "store"), {0: np.array([col + 4 * 32 * x])}, 4, "store")
+    check_site(site(report, 12, "buf", "load"), {0: np.array([BASE + 4 * (127 - x)])}, 4, "load")
+    check_site(site(report, 13, "buf", "load"), {0: np.array([BASE + 4 * x])}, 4, "load")

@@ -316,6 +316,20 @@ def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 for _name in ("__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"):
     BUILTINS[_name] = _ldg
 
+
+def _st_hint(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """__stcs/__stcg/__stwb/__stwt(p, v): a store with a cache hint, as ``*p = v``."""
+    pointer, value = _args(machine, expr, mask, 2)
+    if not isinstance(pointer, Pointer):
+        raise Failure(expr, f"{expr.function}() needs a pointer")
+    target = MemLV(pointer.region, pointer.offset, pointer.type.elem, expr)
+    machine.store_to(target, value, mask, expr)
+    return constant(C.INT, 0)
+
+
+for _name in ("__stcs", "__stcg", "__stwb", "__stwt"):
+    BUILTINS[_name] = _st_hint
+
 _ATOMIC_UFUNCS = {
     "atomicAdd": np.add, "atomicSub": np.subtract, "atomicMax": np.maximum, "atomicMin": np.minimum,
     "atomicAnd": np.bitwise_and, "atomicOr": np.bitwise_or, "atomicXor": np.bitwise_xor,
