@@ -332,3 +332,39 @@ def test_template_arguments_taken_from_the_first_launch_are_stated():
         "(line 65); give -D PITCH=... for another"]
     given = run(DATA.parents[1].parent / "traces" / "kernels" / "accessor_struct.cu", defines={"PITCH": "32"})
     assert given["assumptions"] == []
+
+
+# --- loops counted once -----------------------------------------------------------------------------
+
+
+def _without_shortcut(monkeypatch, path, **options) -> dict:
+    import bankism.explain.repeat as repeat
+
+    with monkeypatch.context() as patch:
+        patch.setattr(repeat, "MIN_TRIPS", 10**9)
+        return run(path, **options)
+
+
+def _same_reports(fast: dict, slow: dict) -> None:
+    fast, slow = dict(fast), dict(slow)
+    fast.pop("assumptions")
+    slow.pop("assumptions")
+    assert fast == slow
+
+
+def test_repeating_iterations_counted_once_give_the_same_report(monkeypatch):
+    path = STYLES / "loops.cu"
+    fast = run(path)
+    _same_reports(fast, _without_shortcut(monkeypatch, path))
+    notes = [n for n in fast["assumptions"] if "simulated once" in n]
+    assert len(notes) == 1 and notes[0].startswith(f"{path}:10: the loop's iterations 4 to 12 make")
+    tx = np.arange(32)
+    stores = _one(fast, 11, "store")
+    check_site(stores, {w: _rows([BASE + 4 * (w * 33 + tx)] * 12) for w in range(8)}, 4, "store")
+
+
+def test_sgemm_block_with_the_shortcut_equals_the_full_run(monkeypatch):
+    source = DATA.parents[1].parent / "traces" / "kernels" / "sgemm_regtile.cu"
+    fast = run(source, defines={"n": "512"})
+    assert any("iterations 4 to 64" in n for n in fast["assumptions"])
+    _same_reports(fast, _without_shortcut(monkeypatch, source, defines={"n": "512"}))

@@ -72,6 +72,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
+    analysis.assumptions += list(dict.fromkeys(note for machine in machines for note in machine.notes))
     return analysis
 
 

@@ -82,6 +82,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
         self.unsure_why = ""
         self._struct_types: dict[tuple, CType] = {}
         self._deferred: dict[int, Failure] = {}
+        #: What the report should say about how this block was run (loops counted, not run).
+        self.notes: list[str] = []
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}

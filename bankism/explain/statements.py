@@ -14,6 +14,7 @@ from bankism.explain import syntax as S
 from bankism.explain.bindings import LoopState, TypeAlias, Variable
 from bankism.explain.ctype import CType
 from bankism.explain.memory import LocalArray, local_store
+from bankism.explain.repeat import counted_loop, run_repeating
 from bankism.explain.values import (
     Failure,
     Mask,
@@ -336,6 +337,9 @@ class Statements:
         try:
             if stmt.init is not None:
                 self.exec(stmt.init, mask)
+            counted = counted_loop(self, stmt, mask) if self.unsure_lanes() is None else None
+            if counted is not None:
+                return run_repeating(self, stmt, mask, *counted)
             return self._loop(
                 lambda m: self.exec(stmt.body, m), stmt.condition, stmt.update, mask, True, stmt
             )
