@@ -350,6 +350,9 @@ class _Converter:
                     struct.align = self.expr(named_children(child)[0])
                 elif child.type == "attribute_specifier":
                     struct.align = self._aligned_attribute(child) or struct.align
+            base_clause = child_of_type(node, "base_class_clause")
+            if base_clause is not None:
+                raise self.unsupported(base_clause, "inheritance (base class members are not laid out)")
             for member in named_children(node.child_by_field_name("body")):
                 self._member(struct, member)
         except BankismError as error:
