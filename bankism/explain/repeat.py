@@ -24,8 +24,8 @@ from bankism.explain.bindings import LoopState, Variable
 from bankism.explain.memory import LocalArray
 from bankism.explain.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
 
-#: Loops with fewer iterations run as usual (the probe costs about one iteration).
-MIN_TRIPS = 6
+#: Loops with fewer iterations run as usual: they are quick, and their report stays plain.
+MIN_TRIPS = 32
 _CONSTANT = (S.Literal, S.Name, S.Binary, S.Unary, S.Cast, S.SizeOf, S.TypeName, S.Member)
 
 
