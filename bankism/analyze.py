@@ -15,10 +15,10 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, get_arch
 from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass  # noqa: F401 (re-exported)
+from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass, unmodelled_reason  # noqa: F401
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count
 from bankism.version import __version__
 
@@ -40,9 +40,9 @@ OP_CLASS = NCU_COUNTER_OF_OP
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
 CLASSES = NCU_CLASSES
 
-#: The engine's atomic instruction for each ATOMS opcode (SASS ``ATOMS.<OP>...``), as the H100 probes
-#: measured them (traces/probes/sass.txt: ATOMS.ADD, ATOMS.EXCH, ATOMS.CAS, ATOMS.CAST.SPIN). Other
-#: read-modify-write opcodes (INC, MIN, AND, ...) were not probed; they are simulated as ``add``.
+#: The engine's atomic instruction for each ATOMS opcode is ``isa.ATOMIC_SASS`` (every entry measured on
+#: the H100). A site the engine cannot model (unknown opcode, no rule for its kind) is not simulated:
+#: ``LaunchReport.unmodelled`` lists it with its recorded count and the reason.
 METRICS = ("instructions", "wavefronts", "conflicts")
 
 
@@ -114,6 +114,8 @@ class SiteStats:
     conflicts: int = 0
     cycles: float | None = 0.0
     worst: WorstInstruction | None = None
+    #: Why the engine cannot simulate this site (then only ``executions`` is counted), else None.
+    unmodelled: str | None = None
 
     @property
     def id(self) -> int:
@@ -178,6 +180,8 @@ class LaunchReport:
     blocks_recorded: int
     sites: list[SiteStats]
     measured: Counts | None
+    #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
+    unmodelled: list[SiteStats] = field(default_factory=list)
 
     @property
     def index(self) -> int:
@@ -212,6 +216,25 @@ class LaunchReport:
             totals["conflicts"] += stats.conflicts
         return sums
 
+    def unmodelled_records(self, op_class: str | None = None) -> int:
+        """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""
+        return sum(s.executions for s in self.unmodelled if op_class is None or s.op_class == op_class)
+
+    def coverage(self) -> dict[str, Any]:
+        """Which recorded shared-memory traffic was simulated and which was not, and why."""
+        return {
+            "records": self.records,
+            "simulated_records": self.records - self.unmodelled_records(),
+            "unmodelled_records": self.unmodelled_records(),
+            "unmodelled": [
+                {"id": s.id, "pc": s.site.get("pc"), "sass": s.site.get("sass"), "file": s.site.get("file"),
+                 "line": s.site.get("line"), "op": s.site["op"], "width": s.site["width"],
+                 "class": s.op_class, "records": s.executions, "instructions": s.executions * self.scale,
+                 "reason": s.unmodelled}
+                for s in self.unmodelled
+            ],
+        }
+
     @property
     def predicted(self) -> Counts:
         """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
@@ -224,7 +247,7 @@ class LaunchReport:
     @property
     def traced(self) -> bool:
         """False for a launch that was only profiled: counters but no sites to predict from."""
-        return bool(self.sites)
+        return bool(self.sites or self.unmodelled)
 
     def totals(self) -> dict[str, float | None]:
         """Sums over all sites of the recorded records; cycles are None when a site has no cycle model."""
@@ -252,6 +275,13 @@ class LaunchReport:
                 allowance = TOLERANCE.get(metric)
                 value, guess = int(measured[metric]), predicted[op_class][metric]
                 ok = allowance.admits(value, guess) if allowance and self.traced else None
+                missing = self.unmodelled_records(op_class)
+                if missing:
+                    sites = ", ".join(str(s.id) for s in self.unmodelled if s.op_class == op_class)
+                    rows.append(Comparison(op_class, metric, value, guess, None, (
+                        f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
+                        f"simulated, so the prediction lacks their {metric} (see coverage)")))
+                    continue
                 if metric == "conflicts" and self.traced:
                     wavefronts = measured["wavefronts"]
                     slack = TOLERANCE["wavefronts"].surplus * wavefronts if self.scaled else 0.5
@@ -347,11 +377,13 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "unrecorded_shared": launch.get("unrecorded_shared"),
+            "coverage": self.coverage(),
         }
 
 
 @dataclass
-class Report:
+class TraceReport:
     """The analysis of a whole trace."""
 
     trace: str
@@ -372,6 +404,10 @@ class Report:
             "has_conflicts": self.has_conflicts,
             "launches": [launch.to_json() for launch in self.launches],
         }
+
+
+#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+Report = TraceReport
 
 
 # ---------------------------------------------------------------------------------------------
@@ -500,8 +536,24 @@ def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, ar
         raise BankismError(f"{label}, site {site['id']}: {text}") from None
 
 
+def site_unmodelled_reason(site: dict[str, Any], arch: str) -> str | None:
+    """Why the engine cannot simulate ``site`` (unknown opcode, no rule for its kind on ``arch``), or None."""
+    reason = unmodelled_reason(site.get("sass"))
+    if reason:
+        return reason
+    width = 16 if site["op"] in ("ldmatrix", "stmatrix") else int(site["width"])
+    try:
+        get_arch(arch).rule(site["op"], width, atomic_op_of(site) or DEFAULT_ATOMIC_OP)
+    except BankismError as error:
+        return str(error)
+    return None
+
+
 def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str) -> None:
-    """Add one chunk of records to the per-site sums (one engine call per site present)."""
+    """Add one chunk of records to the per-site sums (one engine call per site present).
+
+    A site marked ``unmodelled`` only has its executions counted.
+    """
     if len(chunk) == 0:
         return
     order = np.argsort(chunk.site, kind="stable")
@@ -510,6 +562,9 @@ def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label
         if site_id not in stats:
             continue
         entry = stats[site_id]
+        if entry.unmodelled:
+            entry.executions += len(rows)
+            continue
         result = simulate_site(entry.site, chunk, rows, arch, label)
         entry.executions += len(result)
         entry.wavefronts += result.total_wavefronts
@@ -535,7 +590,8 @@ def analyze_launch(
 ) -> LaunchReport:
     """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
     wanted = None if sites is None else set(sites)
-    stats = {int(s["id"]): SiteStats(s) for s in launch["sites"] if wanted is None or s["id"] in wanted}
+    stats = {int(s["id"]): SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
+             for s in launch["sites"] if wanted is None or s["id"] in wanted}
     label = trace.label(launch)
     count = 0
     for part in trace.chunks(launch, chunk):
@@ -544,14 +600,16 @@ def analyze_launch(
         if on_records:
             on_records(len(part))
     ordered = sorted(stats.values(), key=lambda s: s.id)
-    return LaunchReport(launch, count, blocks_recorded_count(launch), ordered, _measured(launch))
+    modelled = [s for s in ordered if not s.unmodelled]
+    unmodelled = [s for s in ordered if s.unmodelled]
+    return LaunchReport(launch, count, blocks_recorded_count(launch), modelled, _measured(launch), unmodelled)
 
 
 def analyze(
     trace: Trace, launch_indices: Iterable[int] | None = None, chunk: int = ANALYZE_CHUNK,
     on_records: Callable[[int], None] | None = None,
-) -> Report:
+) -> TraceReport:
     """The report for the chosen launches (their ``index`` fields; all when None)."""
     chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
     reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
-    return Report(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)
+    return TraceReport(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)

@@ -33,8 +33,17 @@ NCU_COUNTER_OF_OP = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": 
 SPLIT_LANES = {"warp": LANES, "half-warp": LANES // 2, "quarter-warp": LANES // 4, "matrix": LANES_PER_MATRIX}
 
 
-#: The atomic operations whose shared-memory behaviour has been measured.
-ATOMIC_OPS = ("add", "exch", "cas", "cas_spin")
+#: The atomic operations whose shared-memory behaviour has been measured (traces/probes/sm_90_probes.json,
+#: traces/probes/sm_90_atomics.json). ``popc_inc`` is ATOMS.POPC.INC.32, what ``atomicAdd(&s[i], 1)``
+#: becomes when its result is unused; ``cas_spin`` is the ATOMS.CAST.SPIN(.64) of a compiler retry loop.
+ATOMIC_OPS = ("add", "exch", "cas", "cas_spin", "popc_inc", "inc", "dec", "min", "max", "and", "or", "xor")
+
+#: Read-modify-write atomics that sm_90 serves like ATOMS.ADD (lanes one per pass, same address too),
+#: measured in traces/probes/sm_90_atomics.json (ATOMS.INC, DEC, MIN(.S32), MAX(.S32), AND, OR, XOR).
+SERIALISED_ALU_ATOMICS = ("inc", "dec", "min", "max", "and", "or", "xor")
+
+#: 64-bit atomics with no sm_90 instruction: ptxas emits an LDS.64 + ATOMS.CAST.SPIN.64 retry loop.
+LOOP_ONLY_64 = ("add", "min", "max", "and", "or", "xor")
 
 
 @dataclass(frozen=True)
@@ -141,6 +150,14 @@ def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
         cycles_per_wavefront=1.0,
     )
     rules[("atomic", 8, "cas_spin")] = Rule("half-warp", wavefronts_per_pass=2, banked=False)
+    # traces/probes/sm_90_atomics.json: ATOMS.POPC.INC.32 merges lanes on one word like a store (302/302
+    # probes; 32 lanes on one address cost 1 wavefront); INC/DEC/MIN/MAX/AND/OR/XOR serialise like ADD;
+    # the 4-byte ATOMS.CAST.SPIN costs 2 wavefronts per executed instruction whatever its banks (lanes
+    # that lose a bank or address conflict fail and retry in the loop's next iteration).
+    rules[("atomic", 4, "popc_inc")] = Rule("warp")
+    for atomic_op in SERIALISED_ALU_ATOMICS:
+        rules[("atomic", 4, atomic_op)] = Rule("warp", same_address_serialised=True)
+    rules[("atomic", 4, "cas_spin")] = Rule("warp", wavefronts_per_pass=2, banked=False)
     for matrix_op in ("ldmatrix", "stmatrix"):
         rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
     return rules
@@ -156,11 +173,12 @@ SM90 = Architecture(
     reserved_shared_bytes=1024,
     rules=_sm90_rules(),
     unsupported={
-        ("atomic", 8, "add"): (
-            "there is no 64-bit shared atomic add instruction; ptxas emits LDS.64 and an "
+        ("atomic", 8, atomic_op): (
+            f"there is no 64-bit shared atomic {atomic_op} instruction; ptxas emits LDS.64 and an "
             "ATOMS.CAST.SPIN.64 retry loop whose length depends on contention (traces/probes/sass.txt): "
             "simulate each executed LDS.64 (op='load') and ATOMS.CAST.SPIN.64 (atomic_op='cas_spin')"
-        ),
+        )
+        for atomic_op in LOOP_ONLY_64
     },
 )
 

@@ -280,6 +280,14 @@ class BankMap:
         """Lane ranges of the transactions (as lists of lanes)."""
         return [list(range(lo, hi)) for lo, hi in self.transactions]
 
+    def words(self, transaction: int, bank: int) -> list[tuple[int, list[int]]]:
+        """The distinct words bank ``bank`` serves in ``transaction``, in first-use order, each with the
+        (sorted) lanes asking for it: the one grouping every bank-map renderer draws."""
+        by_word: dict[int, list[int]] = {}
+        for lane, word in self.banks[transaction][bank]:
+            by_word.setdefault(int(word), []).append(int(lane))
+        return [(word, sorted(set(lanes))) for word, lanes in by_word.items()]
+
     def passes(self, transaction: int, bank: int) -> int:
         """How many passes bank ``bank`` needs in ``transaction``."""
         hits = self.banks[transaction][bank]
@@ -318,12 +326,9 @@ class BankMap:
             for b, hits in enumerate(self.banks[t]):
                 if not hits:
                     continue
-                by_word: dict[int, list[int]] = {}
-                for lane, word in hits:
-                    by_word.setdefault(word, []).append(lane)
                 cells = "  ".join(
                     f"word {word} (byte {word * self.bank_bytes}) <- lanes {_lane_list(lanes)}"
-                    for word, lanes in by_word.items()
+                    for word, lanes in self.words(t, b)
                 )
                 lines.append(f"  bank {b:2d}: {cells}")
         return "\n".join(lines)
@@ -596,7 +601,8 @@ def simulate(
     ``addresses``: byte offsets in the shared window, shape (32,) or (N, 32). ``active``:
     None, bool lanes of the same shape, or integer bitmasks. Matrix ops take
     ``matrices`` (1, 2 or 4) and read one 16-byte row address from lanes 0..8*matrices-1.
-    ``atomic_op`` ("add", "exch" or "cas") picks the atomic instruction for op="atomic".
+    ``atomic_op`` (one of ``arch.ATOMIC_OPS``: "add", "exch", "cas", "popc_inc", "min", ...) picks the
+    atomic instruction for op="atomic".
     """
     width = _check_arguments(width, op, matrices, arch, atomic_op)
     if matrices is not None:

@@ -11,10 +11,17 @@ from __future__ import annotations
 #: SASS family -> engine op.
 SASS_OPS = {"LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix"}
 
-#: ATOMS modifier -> engine atomic_op. ``CAST`` (with ``SPIN``) is the compare-and-store of a CAS retry loop.
-ATOMIC_SASS = {"ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin"}
+#: ATOMS modifier -> engine atomic_op, the first listed modifier of an opcode deciding. ``CAST`` (with
+#: ``SPIN``) is the compare-and-store of a CAS retry loop; ``POPC`` is ``ATOMS.POPC.INC.32``, what
+#: ``atomicAdd(&s[i], 1)`` compiles to when its result is unused. Every entry is measured on the H100
+#: (traces/probes/sm_90_probes.json, traces/probes/sm_90_atomics.json; SASS in traces/probes/sass.txt and
+#: traces/probes/sm_90_atomics_sass.txt).
+ATOMIC_SASS = {
+    "ADD": "add", "EXCH": "exch", "CAS": "cas", "CAST": "cas_spin", "POPC": "popc_inc",
+    "INC": "inc", "DEC": "dec", "MIN": "min", "MAX": "max", "AND": "and", "OR": "or", "XOR": "xor",
+}
 
-#: The atomic_op of an ATOMS opcode that names none of ATOMIC_SASS's modifiers.
+#: The atomic_op assumed for an atomic site whose SASS opcode is unknown (a trace without disassembly).
 DEFAULT_ATOMIC_OP = "add"
 
 #: Matrix counts an LDSM/STSM opcode can end with (``.1``, ``.2``, ``.4``).
@@ -32,10 +39,32 @@ def op_of_sass(opcode: str | None) -> str | None:
     return SASS_OPS.get(parts[0]) if parts else None
 
 
-def atomic_op_of_sass(opcode: str | None) -> str:
-    """The engine atomic_op of an ATOMS opcode (``ATOMS.CAST.SPIN.64`` -> ``cas_spin``)."""
+def atomic_op_of_sass(opcode: str | None) -> str | None:
+    """The engine atomic_op of an ATOMS opcode (``ATOMS.CAST.SPIN.64`` -> ``cas_spin``).
+
+    DEFAULT_ATOMIC_OP when there is no opcode; None when the opcode names no measured operation
+    (the instruction cannot be modelled).
+    """
+    if not opcode:
+        return DEFAULT_ATOMIC_OP
     found = [ATOMIC_SASS[p] for p in opcode_parts(opcode)[1:] if p in ATOMIC_SASS]
-    return found[0] if found else DEFAULT_ATOMIC_OP
+    return found[0] if found else None
+
+
+def unmodelled_reason(opcode: str | None) -> str | None:
+    """Why a recorded shared-memory instruction with this SASS opcode cannot be simulated, else None.
+
+    An opcode of a family outside SASS_OPS, or an ATOMS opcode naming no measured operation, is
+    unknown; a site without an opcode is classified from the tracer's flags instead.
+    """
+    parts = opcode_parts(opcode)
+    if not parts:
+        return None
+    if parts[0] not in SASS_OPS:
+        return f"unknown shared-memory opcode {opcode}: no measured rule"
+    if SASS_OPS[parts[0]] == "atomic" and atomic_op_of_sass(opcode) is None:
+        return f"unknown atomic opcode {opcode}: no measured rule"
+    return None
 
 
 def matrix_shape_of_sass(opcode: str | None, recorded: int) -> tuple[int, bool]:
@@ -43,3 +72,71 @@ def matrix_shape_of_sass(opcode: str | None, recorded: int) -> tuple[int, bool]:
     parts = opcode_parts(opcode)
     count = int(parts[-1]) if parts and parts[-1] in MATRIX_COUNTS else (recorded or 1)
     return count, any(p.startswith("MT") for p in parts)
+
+
+# --- CUDA atomic* calls on shared memory -> the SASS nvcc 13 emits for sm_90 ----------------------
+# Measured by compiling hw/atomics/forms.cu (every call, result used and unused) and reading cuobjdump
+# -sass (traces/probes/sm_90_atomics_sass.txt); each form's cost is in traces/probes/sm_90_atomics.json.
+
+
+class AtomicForm:
+    """What one CUDA atomic* call on a shared address compiles to on sm_90.
+
+    ``sass``: the instruction(s); ``atomic_op``: the engine's atomic_op of the atomic instruction (None
+    when bankism has no rule for it); ``loop``: None for one instruction, else the retry loop nvcc
+    emits (``"cas_spin"``: an LDS + ATOMS.CAST.SPIN pair per iteration); ``refusal``: why explain cannot
+    interpret it, or None.
+    """
+
+    __slots__ = ("sass", "atomic_op", "loop", "refusal")
+
+    def __init__(self, sass: str, atomic_op: str | None, loop: str | None = None, refusal: str | None = None):
+        self.sass, self.atomic_op, self.loop, self.refusal = sass, atomic_op, loop, refusal
+
+    def __repr__(self) -> str:
+        return f"AtomicForm({self.sass!r}, {self.atomic_op!r}, loop={self.loop!r})"
+
+
+#: (function, operand kind: "s" signed int, "u" unsigned int, "f" float, size in bytes) -> SASS opcode,
+#: for the calls that compile to one ATOMS instruction. atomicSub is an ATOMS.ADD of the negation.
+_NATIVE_ATOMIC_CALLS = {
+    ("atomicAdd", "s", 4): "ATOMS.ADD", ("atomicAdd", "u", 4): "ATOMS.ADD",
+    ("atomicSub", "s", 4): "ATOMS.ADD", ("atomicSub", "u", 4): "ATOMS.ADD",
+    ("atomicInc", "u", 4): "ATOMS.INC", ("atomicDec", "u", 4): "ATOMS.DEC",
+    ("atomicMin", "s", 4): "ATOMS.MIN.S32", ("atomicMax", "s", 4): "ATOMS.MAX.S32",
+    ("atomicMin", "u", 4): "ATOMS.MIN", ("atomicMax", "u", 4): "ATOMS.MAX",
+    ("atomicAnd", "s", 4): "ATOMS.AND", ("atomicOr", "s", 4): "ATOMS.OR", ("atomicXor", "s", 4): "ATOMS.XOR",
+    ("atomicAnd", "u", 4): "ATOMS.AND", ("atomicOr", "u", 4): "ATOMS.OR", ("atomicXor", "u", 4): "ATOMS.XOR",
+    ("atomicExch", "s", 4): "ATOMS.EXCH", ("atomicExch", "u", 4): "ATOMS.EXCH",
+    ("atomicExch", "f", 4): "ATOMS.EXCH",
+    ("atomicCAS", "s", 4): "ATOMS.CAS", ("atomicCAS", "u", 4): "ATOMS.CAS",
+    ("atomicExch", "s", 8): "ATOMS.EXCH.64", ("atomicExch", "u", 8): "ATOMS.EXCH.64",
+    ("atomicCAS", "s", 8): "ATOMS.CAS.64", ("atomicCAS", "u", 8): "ATOMS.CAS.64",
+}
+
+#: 8-byte calls nvcc compiles to an LDS.64 + ATOMS.CAST.SPIN.64 loop (no 64-bit ALU shared atomic on sm_90).
+_LOOP_64 = ("atomicAdd", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor")
+
+
+def atomic_form(function: str, kind: str, size: int, result_used: bool = True,
+                operand_is_one: bool = False) -> AtomicForm:
+    """The SASS nvcc emits for ``function`` (atomicAdd, atomicMin, ... without _block/_system) on a shared
+    operand of ``kind`` ("s", "u" or "f") and ``size`` bytes. ``atomicAdd(p, 1)`` whose result is unused
+    becomes ATOMS.POPC.INC.32 (a literal 1; atomicSub and other values stay ATOMS.ADD)."""
+    if function == "atomicAdd" and kind in "su" and size == 4 and operand_is_one and not result_used:
+        return AtomicForm("ATOMS.POPC.INC.32", "popc_inc")
+    opcode = _NATIVE_ATOMIC_CALLS.get((function, kind, size))
+    if opcode is not None:
+        return AtomicForm(opcode, atomic_op_of_sass(opcode))
+    if function == "atomicAdd" and kind == "f" and size == 4:
+        return AtomicForm("LDS + FADD + ATOMS.CAST.SPIN retry loop", "cas_spin", loop="cas_spin")
+    if size == 8 and (function in _LOOP_64 or (function == "atomicAdd" and kind == "f")):
+        return AtomicForm("LDS.64 + ATOMS.CAST.SPIN.64 retry loop", "cas_spin", loop="cas_spin_64",
+                          refusal=f"{function}() on an 8-byte shared value compiles to an LDS.64 + "
+                                  "ATOMS.CAST.SPIN.64 retry loop, whose iteration count is not modelled")
+    if function == "atomicCAS" and size == 2:
+        return AtomicForm("LDS + ATOMS.CAS retry loop on the enclosing word", "cas", loop="cas_word",
+                          refusal="atomicCAS() on a 2-byte shared value compiles to a 32-bit CAS loop on the "
+                                  "enclosing word, which bankism does not interpret")
+    refusal = f"{function}() on a {size}-byte shared value: no measured form"
+    return AtomicForm("unknown", None, refusal=refusal)

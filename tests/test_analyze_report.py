@@ -136,8 +136,11 @@ def test_launch_selection(tmp_path):
 
 
 def test_engine_errors_name_launch_site_and_record(tmp_path):
-    doc = trace(launch(sites=[site(0, op="atomic", width=16)], rows=[((0, 0, 0), 0, 0, FULL, strided(16))]))
-    with pytest.raises(BankismError, match=r"t.json: launch 0, site 0: .*16-byte atomic"):
+    misaligned = strided(4)
+    misaligned[5] += 2
+    rows = [((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 0, 0, FULL, misaligned)]
+    doc = trace(launch(sites=[site(0)], rows=rows))
+    with pytest.raises(BankismError, match=r"t.json: launch 0, record 1: lane 5 .*not aligned.*site 0"):
         analyze.analyze(_open(tmp_path, doc))
 
 
@@ -158,7 +161,8 @@ def test_profiled_only_launch_is_not_judged(tmp_path):
 @pytest.mark.parametrize(
     ("sass", "expected"),
     [("ATOMS.ADD", "add"), ("ATOMS.EXCH", "exch"), ("ATOMS.CAS.64", "cas"),
-     ("ATOMS.CAST.SPIN.64", "cas_spin"), ("ATOMS.POPC.INC", analyze.DEFAULT_ATOMIC_OP),
+     ("ATOMS.CAST.SPIN.64", "cas_spin"), ("ATOMS.POPC.INC.32", "popc_inc"), ("ATOMS.MIN.S32", "min"),
+     ("ATOMS.XOR", "xor"), ("ATOMS.CAST.SPIN", "cas_spin"), ("ATOMS.ARRIVE.64", None),
      (None, analyze.DEFAULT_ATOMIC_OP)],
 )
 def test_atomic_op_comes_from_the_sass_opcode(sass, expected):

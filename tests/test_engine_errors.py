@@ -73,7 +73,7 @@ def test_string_addresses():
         ({"op": "ldmatrix", "matrices": 3}, "matrices"),
         ({"op": "load", "matrices": 2}, "matrices"),
         ({"op": "atomic", "width": 2}, "atomic"),
-        ({"op": "atomic", "atomic_op": "min"}, "atomic_op"),
+        ({"op": "atomic", "atomic_op": "nand"}, "atomic_op"),
         ({"active": np.ones((2, 32), bool)}, "active"),
         ({"active": 1 << 40}, "mask"),
     ],

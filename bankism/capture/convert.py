@@ -153,6 +153,37 @@ def without_duplicate_matrix_records(records: np.ndarray) -> np.ndarray:
     return records[~duplicate]
 
 
+#: SASS families that move data into or out of shared memory but that the tracer does not record, with
+#: what they do. A converted launch lists the ones in its kernel (``unrecorded_shared``), so `analyze` can
+#: say which shared traffic its prediction leaves out. A family the tracer learns to record leaves this table.
+UNRECORDED_SHARED = {
+    "HGMMA": "wgmma: the tensor cores read matrix operands from shared memory through descriptors",
+    "LDGSTS": "cp.async: a copy from global to shared memory",
+    "UBLKCP": "cp.async.bulk: a bulk copy to or from shared memory (TMA unit)",
+    "UTMALDG": "cp.async.bulk.tensor: a tensor load into shared memory (TMA unit)",
+    "UTMASTG": "cp.async.bulk.tensor: a tensor store from shared memory (TMA unit)",
+    "UBLKRED": "cp.reduce.async.bulk: a bulk reduction from shared memory (TMA unit)",
+    "UTMAREDG": "cp.reduce.async.bulk.tensor: a tensor reduction from shared memory (TMA unit)",
+}
+
+
+def unrecorded_shared(function: dict[int, SassInstruction]) -> list[dict[str, Any]]:
+    """The instructions of a kernel's code (static count, by opcode and source line) that move shared-memory
+    data without being recorded (UNRECORDED_SHARED)."""
+    found: dict[tuple[str, str | None, int | None], int] = {}
+    for instruction in function.values():
+        family = instruction.opcode.split(".")[0]
+        if family in UNRECORDED_SHARED:
+            key = (instruction.opcode, display_path(instruction.file), instruction.line)
+            found[key] = found.get(key, 0) + 1
+    ordered = sorted(found.items(), key=lambda item: (item[0][0], str(item[0][1:])))
+    return [
+        {"sass": sass, "instructions": count, "file": file, "line": line,
+         "what": UNRECORDED_SHARED[sass.split(".")[0]]}
+        for (sass, file, line), count in ordered
+    ]
+
+
 def convert_launch(
     launch: dict[str, Any], records: np.ndarray, sass: dict[str, dict[int, SassInstruction]], blocks: str
 ) -> dict[str, Any]:
@@ -160,7 +191,8 @@ def convert_launch(
     grid = [int(v) for v in launch["grid"]]
     records = without_duplicate_matrix_records(records)
     offsets = _site_offsets(records, launch)
-    sites, site_of_record = build_sites(records, offsets, sass.get(launch["mangled"], {}))
+    function = sass.get(launch["mangled"], {})
+    sites, site_of_record = build_sites(records, offsets, function)
     dynamic = launch.get("dynamic_shared")
     return {
         "index": int(launch["index"]),
@@ -175,6 +207,8 @@ def convert_launch(
         "records": record_arrays(records, site_of_record, grid),
         "counters": None,
         "counters_scope": "launch",
+        # None: the kernel's SASS was not available (no nvdisasm), so nothing could be checked
+        "unrecorded_shared": unrecorded_shared(function) if function else None,
     }
 
 
@@ -238,7 +272,8 @@ def convert_capture(
         for module_id in sorted({int(launch["module"]) for launch in chosen}):
             module = capture.modules.get(module_id)
             if module and module.get("cubin"):
-                sass.update(disassemble(capture.directory / module["cubin"], nvdisasm))
+                kernels = {str(launch["mangled"]) for launch in chosen if int(launch["module"]) == module_id}
+                sass.update(disassemble(capture.directory / module["cubin"], nvdisasm, kernels))
     launches = [convert_launch(launch, capture.records(launch), sass, options.blocks) for launch in chosen]
     return {
         "format": "bankism-trace",

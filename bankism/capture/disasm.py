@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import struct
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,11 +63,48 @@ def parse_nvdisasm(text: str) -> dict[str, dict[int, SassInstruction]]:
     return functions
 
 
-def disassemble(cubin: Path, nvdisasm: Path | None) -> dict[str, dict[int, SassInstruction]]:
-    """The SASS map of one module's cubin; empty when nvdisasm is missing or the image is not an ELF cubin."""
-    if nvdisasm is None or not cubin.is_file() or cubin.read_bytes()[:4] != b"\x7fELF":
+def function_symbols(image: bytes) -> dict[str, int]:
+    """The function symbols of an ELF cubin as {name: symbol index} (nvdisasm's ``-fun`` takes indices);
+    empty when the image is not a well-formed 64-bit little-endian ELF file."""
+    if len(image) < 64 or image[:4] != b"\x7fELF" or image[4] != 2 or image[5] != 1:
         return {}
-    text = command_output([str(nvdisasm), "-gi", "-c", str(cubin)])
+    shoff, = struct.unpack_from("<Q", image, 0x28)
+    shentsize, shnum = struct.unpack_from("<HH", image, 0x3A)
+    if shentsize != 64 or shoff + shnum * 64 > len(image):
+        return {}
+    sections = [struct.unpack_from("<IIQQQQIIQQ", image, shoff + i * 64) for i in range(shnum)]
+    symbols: dict[str, int] = {}
+    for _name, kind, _flags, _addr, offset, size, link, _info, _align, entsize in sections:
+        if kind != 2 or entsize != 24 or link >= shnum or offset + size > len(image):  # SHT_SYMTAB
+            continue
+        strings_offset, strings_size = sections[link][4], sections[link][5]
+        table = image[strings_offset : strings_offset + strings_size]
+        for index in range(size // 24):
+            name_offset, info = struct.unpack_from("<IB", image, offset + index * 24)
+            if info & 0xF == 2 and name_offset < len(table):  # STT_FUNC
+                end = table.find(b"\0", name_offset)
+                symbols[table[name_offset : end if end >= 0 else None].decode(errors="replace")] = index
+    return symbols
+
+
+def disassemble(
+    cubin: Path, nvdisasm: Path | None, functions: Iterable[str] | None = None
+) -> dict[str, dict[int, SassInstruction]]:
+    """The SASS map of one module's cubin; empty when nvdisasm is missing or the image is not an ELF cubin.
+
+    ``functions`` (mangled names) restricts nvdisasm to those kernels (``-fun``): a PyTorch module holds
+    thousands of kernels and megabytes of code, of which a trace needs one.
+    """
+    if nvdisasm is None or not cubin.is_file():
+        return {}
+    image = cubin.read_bytes()
+    if image[:4] != b"\x7fELF":
+        return {}
+    command = [str(nvdisasm), "-gi", "-c", str(cubin)]
+    if functions is not None:
+        symbols = function_symbols(image)
+        wanted = sorted({symbols[name] for name in functions if name in symbols})
+        if wanted and all(name in symbols for name in functions):
+            command[1:1] = ["-fun", ",".join(map(str, wanted))]
+    text = command_output(command)
     return parse_nvdisasm(text) if text else {}
-
-

@@ -326,7 +326,8 @@ def exact_selection(launches: Sequence[dict[str, Any]], traced: Sequence[int]) -
         )
     names = sorted({str(by_index[i]["mangled"]) for i in wanted})
     same_names = [int(launch["index"]) for launch in launches if str(launch["mangled"]) in names]
-    positions = [same_names.index(i) for i in sorted(wanted)]
+    position = {index: at for at, index in enumerate(same_names)}
+    positions = [position[i] for i in sorted(wanted)]
     first, last = positions[0], positions[-1]
     pattern = "^(" + "|".join(literal_regex(name) for name in names) + ")$"
     return Selection(pattern, "mangled", first, last - first + 1), same_names[first : last + 1]

@@ -17,6 +17,7 @@ import typer
 from typer import _click as click
 from typer.core import TyperCommand, TyperGroup
 
+from bankism.cli.pipe import GuardedStdout, StdoutClosed
 from bankism.errors import BankismError
 from bankism.version import __version__
 
@@ -179,10 +180,13 @@ def main(args: list[str] | None = None) -> None:
     """Run the CLI; bad input becomes a one-line `error:` message and exit code 2."""
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
+    real_stdout = sys.stdout
+    sys.stdout = GuardedStdout(real_stdout)  # type: ignore[assignment]
     try:
         code = app(args=args, prog_name="bankism", standalone_mode=False)
         sys.stdout.flush()
-    except BrokenPipeError:
+    except (StdoutClosed, BrokenPipeError):
+        sys.stdout = real_stdout
         _quiet_broken_pipe()
     except BankismError as error:
         print(f"error: {_one_line(str(error))}", file=sys.stderr)
@@ -201,4 +205,6 @@ def main(args: list[str] | None = None) -> None:
         message = error.format_message() if hasattr(error, "format_message") else str(error)
         print(f"error: {_one_line(message)}", file=sys.stderr)
         sys.exit(getattr(error, "exit_code", None) or 2)
+    finally:
+        sys.stdout = real_stdout
     sys.exit(code if isinstance(code, int) else 0)

@@ -23,6 +23,7 @@ import typer
 from bankism.arch import DEFAULT_ARCH, get_arch
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
+from bankism.version import __version__
 
 #: Arrays declared without @BASE follow one another from the window base, each aligned to this many bytes.
 ARRAY_ALIGNMENT = 16
@@ -258,7 +259,8 @@ def _text(results, left_out: list[str], note: str | None) -> str:
 
 def _json(results, left_out: list[str], source: str, arch: str, note: str | None) -> str:
     return json.dumps({
-        "format": "bankism-advise", "version": 1, "input": source, "arch": arch, "note": note,
+        "format": "bankism-advise", "version": 1, "bankism": __version__, "input": source, "arch": arch,
+        "note": note,
         "arrays": [
             {"name": array.name, "declaration": array.declaration, "base": array.base,
              "given": report.to_dict(), "fixes": [_fix_dict(n, f) for n, f in enumerate(fixes, 1)]}

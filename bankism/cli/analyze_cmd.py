@@ -32,13 +32,14 @@ from bankism.analyze import (
     TOLERANCE,
     LaunchReport,
     LineStats,
-    Report,
     SiteStats,
+    TraceReport,
     WorstInstruction,
     analyze,
     analyze_launch,
     atomic_op_of,
 )
+from bankism.cli.pipe import StdoutClosed
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.files import check_output, replace, temporary_sibling
@@ -66,11 +67,11 @@ CSV_COLUMNS = (
 
 
 class _PipeConsole(Console):
-    """A Rich console whose closed pipe is a BrokenPipeError (Rich's own exits 1, the "conflicts" code)."""
+    """A Rich console whose closed pipe ends the CLI quietly (Rich's own exits 1, the "conflicts" code)."""
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
-        raise BrokenPipeError
+        raise StdoutClosed
 
 
 def _stdout_console(width: int | None = None) -> Console:
@@ -117,6 +118,7 @@ def _number(value: float | None) -> str:
 
 #: The narrow tables (the default) are meant to fit an 80-column terminal: short headers, file:line.
 NARROW_SOURCE = 18
+NARROW_SASS = 14
 
 
 def _short_source(site: dict[str, Any]) -> str:
@@ -162,17 +164,23 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
                 _worst_text(stats.worst),
             )
         return table
-    headers = ("site", "SASS", "source", "op", "execs", "wavefr", "excess", "confl", "cycles")
-    footers = ("total", "", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
+    headers = ("site", "SASS", "source", "execs", "wavefr", "excess", "confl", "cycles")
+    footers = ("total", "", "", _number(totals["executions"]), _number(totals["wavefronts"]),
                _number(totals["excess"]), _number(totals["conflicts"]), _number(totals["cycles"]))
-    table = _new_table(headers, footers, set(range(4, 9)), wide)
+    table = _new_table(headers, footers, set(range(3, 8)), wide)
     for stats in report.sites:
         table.add_row(
-            str(stats.id), stats.site.get("sass") or "", _short_source(stats.site), _op_text(stats.site),
-            _number(stats.executions), _number(stats.wavefronts), _excess_cell(stats.excess),
-            _number(stats.conflicts), _number(stats.cycles),
+            str(stats.id), _short_sass(stats.site), _short_source(stats.site), _number(stats.executions),
+            _number(stats.wavefronts), _excess_cell(stats.excess), _number(stats.conflicts),
+            _number(stats.cycles),
         )
     return table
+
+
+def _short_sass(site: dict[str, Any]) -> str:
+    """The SASS opcode, cut to NARROW_SASS characters (the op column of --wide spells it out)."""
+    text = site.get("sass") or _op_text(site)
+    return text if len(text) <= NARROW_SASS else text[: NARROW_SASS - 1] + "…"
 
 
 def _line_worst_text(line: LineStats) -> str:
@@ -314,7 +322,35 @@ def _agreement(report: LaunchReport) -> str:
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
-def print_report(report: Report, console: Console, by: str = "line", wide: bool = False) -> None:
+def _unrecorded(report: LaunchReport) -> str | None:
+    """The kernel's shared-memory instructions the tracer does not record (capture.convert.UNRECORDED_SHARED),
+    which the prediction therefore leaves out; None when the trace lists none."""
+    found = report.launch.get("unrecorded_shared") or []
+    if not found:
+        return None
+    parts = [f"{item['instructions']} x {item['sass']} at "
+             f"{_source_text({'file': item.get('file'), 'line': item.get('line')})} ({item['what']})"
+             for item in found]
+    return ("[yellow]Not in the prediction[/yellow]: the kernel's code also holds shared-memory instructions "
+            "the tracer does not record: " + "; ".join(parts) + ".")
+
+
+def coverage_text(report: LaunchReport) -> str:
+    """One line per site the engine could not simulate (the traffic missing from the prediction)."""
+    if not report.unmodelled:
+        return f"Coverage: every one of the {report.records:,} recorded warp-instructions was simulated."
+    lines = [
+        f"[bold yellow]Coverage: {report.unmodelled_records():,} of {report.records:,} recorded "
+        "warp-instructions could not be simulated[/bold yellow] (left out of the prediction):"
+    ]
+    for stats in report.unmodelled:
+        opcode = stats.site.get("sass") or stats.site["op"]
+        lines.append(f"  site {stats.id} ({_source_text(stats.site)}, {opcode}, {stats.op_class}): "
+                     f"{stats.executions:,} warp-instructions; {stats.unmodelled}")
+    return "\n".join(lines)
+
+
+def print_report(report: TraceReport, console: Console, by: str = "line", wide: bool = False) -> None:
     """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
     unwrapped = not console.is_terminal  # a pipe or a log keeps each sentence on one line, for grep
@@ -325,15 +361,18 @@ def print_report(report: Report, console: Console, by: str = "line", wide: bool 
         if launch.traced:
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
+        console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))
             if not wide:
                 for note in comparison_notes(launch):
                     console.print(note, markup=False, soft_wrap=unwrapped)
         console.print(_agreement(launch), soft_wrap=unwrapped)
+        if _unrecorded(launch):
+            console.print(_unrecorded(launch), soft_wrap=unwrapped)
 
 
-def csv_rows(report: Report) -> Iterator[list[Any]]:
+def csv_rows(report: TraceReport) -> Iterator[list[Any]]:
     """One row per site of every analysed launch, in CSV_COLUMNS order (recorded figures, unscaled)."""
     for launch in report.launches:
         for stats in launch.sites:
@@ -366,7 +405,7 @@ def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterat
         yield lambda n: progress.advance(task, n)
 
 
-def _fail_on_conflict(report: Report) -> None:
+def _fail_on_conflict(report: TraceReport) -> None:
     """Exit 1 when the model finds excess wavefronts, or ncu measured conflicts the model does not explain."""
     sites = sum(1 for item in report.launches for s in item.sites if s.excess)
     unexplained = [item.index for item in report.launches if item.conflicts_explained() is False]
@@ -382,7 +421,7 @@ def _fail_on_conflict(report: Report) -> None:
     raise SystemExit(1)
 
 
-def _open_with_progress(path: str, enabled: bool) -> Trace:
+def _open_with_progress(path: str, enabled: bool, console: Console | None = None) -> Trace:
     """open_trace, with a spinner on stderr (size and seconds) while a large JSON document is read."""
     try:
         size = os.path.getsize(path)
@@ -393,7 +432,7 @@ def _open_with_progress(path: str, enabled: bool) -> Trace:
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
     label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
+    with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
         progress.add_task("loading", total=None)
         return open_trace(path)
 
@@ -415,14 +454,6 @@ def _lanes_text(lanes: list[int]) -> str:
     return ",".join(parts)
 
 
-def _words_by_bank(hits: list[tuple[int, int]]) -> list[tuple[int, list[int]]]:
-    """The distinct words one bank serves, in first-use order, each with the lanes asking for it."""
-    words: dict[int, list[int]] = {}
-    for lane, word in hits:
-        words.setdefault(word, []).append(lane)
-    return [(word, sorted(set(lanes))) for word, lanes in words.items()]
-
-
 def bank_map_tables(bank_map: BankMap) -> list[Table]:
     """One table per transaction: a row per bank in use with the words it serves, one per wavefront."""
     tables = []
@@ -436,7 +467,7 @@ def bank_map_tables(bank_map: BankMap) -> list[Table]:
         for bank, hits in enumerate(bank_map.banks[t]):
             if not hits:
                 continue
-            words = _words_by_bank(hits)
+            words = bank_map.words(t, bank)
             style = "bold red" if len(words) > 1 else ""
             served = "  ".join(f"w{word}(L{_lanes_text(lanes)})" for word, lanes in words)
             table.add_row(Text(str(bank), style=style), Text(str(len(words)), style=style), Text(served))
@@ -463,6 +494,9 @@ def worst_of_site(trace: Trace, site_id: int, launch_index: int | None) -> tuple
     """Analyse one site of one launch; its stats carry the worst warp-instruction."""
     launch = _pick_launch(trace, site_id, launch_index)
     report = analyze_launch(trace, launch, sites=[site_id])
+    if report.unmodelled:
+        raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} cannot be simulated: "
+                           f"{report.unmodelled[0].unmodelled}")
     stats = report.sites[0]
     if stats.worst is None:
         raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} was never executed")
@@ -495,14 +529,15 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
         raise BankismError("--png needs matplotlib: pip install 'bankism[png]'") from None
     colours = _lane_colours(32)
     rows = len(bank_map.transactions)
-    depths = [max((len(_words_by_bank(h)) for h in bank_map.banks[t]), default=1) for t in range(rows)]
+    depths = [max((len(bank_map.words(t, b)) for b in range(len(bank_map.banks[t]))), default=1)
+              for t in range(rows)]
     figure, axes = pyplot.subplots(rows, 1, figsize=(16, 1.2 + 0.9 * sum(max(d, 1) for d in depths)),
                                    squeeze=False, layout="constrained",
                                    gridspec_kw={"height_ratios": [max(d, 1) for d in depths]})
     for t, axis in enumerate(axes[:, 0]):
         lo, hi = bank_map.transactions[t]
-        for bank, hits in enumerate(bank_map.banks[t]):
-            for k, (word, lanes) in enumerate(_words_by_bank(hits)):
+        for bank in range(len(bank_map.banks[t])):
+            for k, (word, lanes) in enumerate(bank_map.words(t, bank)):
                 axis.add_patch(pyplot.Rectangle(
                     (bank, k), 1, 1, facecolor=colours[lanes[0]], edgecolor="red" if k else "black",
                     linewidth=1.5 if k else 0.5))

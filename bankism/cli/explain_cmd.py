@@ -6,12 +6,25 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Annotated
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
 
 import typer
 
 from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
+from bankism.version import __version__
+
+JSON_FORMAT = "bankism-explain"
+JSON_VERSION = 1
+
+#: Seconds of silent interpretation after which a spinner (on a terminal's stderr) says what is going on.
+WAIT_NOTICE_SECONDS = 2.0
+
+#: A -D value that is one C integer literal (decimal, hex, octal, binary; u/l suffixes).
+_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$")
 
 
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
@@ -31,8 +44,70 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
         name, sep, value = item.partition("=")
         if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
-        pairs.append((name.strip(), value if sep else "1"))
+        value = value if sep else "1"
+        if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
+            raise BankismError(f"{option} {item!r}: integer constant too large for 64 bits (nvcc refuses it "
+                               "too); note that ^ in a C expression is XOR, not a power")
+        pairs.append((name.strip(), value))
     return pairs
+
+
+def _literal_value(text: str) -> int:
+    """The value of a C integer literal (suffixes dropped; a leading 0 means octal)."""
+    digits = re.sub(r"[uUlL]+$", "", text.strip())
+    body = digits.lstrip("+-")
+    sign = -1 if digits.startswith("-") else 1
+    if len(body) > 1 and body[0] == "0" and body[1].isdigit():
+        return sign * int(body, 8 if set(body) <= set("01234567") else 10)
+    return sign * int(body, 0)
+
+
+def _check_dynamic(dynamic: int | None, arch: str) -> None:
+    from bankism.arch import get_arch
+
+    if dynamic is None:
+        return
+    try:
+        limit = get_arch(arch).shared_bytes
+    except BankismError:
+        return  # explain itself reports the unknown arch
+    if not 0 <= dynamic <= limit:
+        raise BankismError(f"--dynamic-smem {dynamic}: expected 0 to {limit:,} bytes ({limit // 1024} KB, "
+                           f"the shared memory of a {arch} block)")
+
+
+@contextmanager
+def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS,
+                    console: Any = None) -> Iterator[None]:
+    """After ``delay`` seconds of interpretation, a spinner on stderr saying why it takes long
+    (transient: it disappears when explain ends); nothing when stderr is not a terminal."""
+    if not enabled:
+        yield
+        return
+    from rich.console import Console
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    from bankism.explain.statements import MAX_LOOP_ITERATIONS
+
+    done = threading.Event()
+
+    def notice() -> None:
+        if done.wait(delay):
+            return
+        text = (f"interpreting {path}: long loops take time; an endless loop is stopped after "
+                f"{MAX_LOOP_ITERATIONS:,} iterations (shrink sizes with -D)")
+        columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
+        with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
+            progress.add_task("interpreting", total=None)
+            done.wait()
+
+    thread = threading.Thread(target=notice, name="bankism-explain-notice", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
 
 
 #: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
@@ -134,6 +209,7 @@ def register(app: typer.Typer) -> None:
             raise BankismError("--launch needs --trace FILE")
         if when and snapshot is None:
             raise BankismError("--when needs --snapshot LINE")
+        _check_dynamic(dynamic_smem, arch)
         indices = block_index or []
         everything = any(i.strip().lower() == "all" for i in indices)
         options = ExplainOptions(
@@ -152,7 +228,8 @@ def register(app: typer.Typer) -> None:
         )
         source = _read(path)
         try:
-            report = explain(source, path, options)
+            with _waiting_notice(path, sys.stderr.isatty()):
+                report = explain(source, path, options)
         except (BankismError, KeyboardInterrupt):
             raise
         except Exception as error:  # a bug in bankism: still one line, never a traceback
@@ -166,6 +243,7 @@ def register(app: typer.Typer) -> None:
                 report["trace"]["lines"] = [e for e in report["trace"]["lines"]
                                             if any(_at(e, place, main) for place in places)]
         if as_json:
-            print(json.dumps(report, indent=1))
+            envelope = {"format": JSON_FORMAT, "version": JSON_VERSION, "bankism": __version__}
+            print(json.dumps({**envelope, **report}, indent=1))
         else:
             print(render(report, all_warps=all_warps, bank_maps=bank_map))

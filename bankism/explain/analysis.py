@@ -177,13 +177,18 @@ def _launch_shape(options: ExplainOptions, launch: Launch | None, scope: HostSco
 
 
 def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostScope) -> int:
+    value = 0
     if options.dynamic_shared is not None:
-        return options.dynamic_shared
-    if launch is not None and len(launch.config) >= 3:
-        value = host_number(scope, launch.config[2])
-        if isinstance(value, int):
-            return value
-    return 0
+        value = options.dynamic_shared
+    elif launch is not None and len(launch.config) >= 3:
+        found = host_number(scope, launch.config[2])
+        if isinstance(found, int):
+            value = found
+    limit = get_arch(options.arch).shared_bytes
+    if not 0 <= value <= limit:
+        raise BankismError(f"dynamic shared memory of {value:,} bytes: expected 0 to {limit:,} bytes "
+                           f"({limit // 1024} KB, the shared memory of a {options.arch} block)")
+    return value
 
 
 def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:

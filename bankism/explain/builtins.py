@@ -27,6 +27,7 @@ from bankism.explain.values import (
     per_thread,
     unknown,
 )
+from bankism.isa import atomic_form
 
 Handler = Callable[[object, S.Call, Mask], Value]
 BUILTINS: dict[str, Handler] = {}
@@ -255,7 +256,17 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
     target = MemLV(pointer.region, pointer.offset, t, expr)
-    addresses = machine._shared_addresses(target, mask, "atomic", _ENGINE_ATOMIC.get(base, base[6:].lower()))
+    operand_is_one = len(expr.args) > 1 and isinstance(expr.args[1], S.Literal) and expr.args[1].value == 1
+    kind = "f" if t.kind == "float" else ("s" if t.signed else "u")
+    used = getattr(machine, "discarded", None) is not expr
+    form = atomic_form(base, kind, t.size, result_used=used, operand_is_one=operand_is_one)
+    if form.refusal or form.atomic_op is None:
+        raise Failure(expr, f"unsupported construct: {form.refusal or expr.function + '() on ' + str(t)}")
+    if form.loop == "cas_spin":
+        addresses = _cas_spin_loop(machine, target, mask)
+    else:
+        addresses = machine._shared_addresses(target, mask, "atomic", form.atomic_op)
+        _label(machine, expr, "atomic", form.sass)
     running = addresses[mask.arr]
     operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
     if operand is None:
@@ -285,10 +296,38 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
 
 
-#: The instruction each CUDA atomic compiles to, as the engine names it: atomicSub is an
-#: atomic add of the negated operand; the others keep their own name (and the engine says
-#: whether it has measured them).
-_ENGINE_ATOMIC = {"atomicAdd": "add", "atomicSub": "add", "atomicExch": "exch", "atomicCAS": "cas"}
+def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
+    """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
+    calls = tuple(id(call) for _, call in machine.call_stack)
+    site = machine.recorder.sites.get((id(expr), op, calls))
+    if site is not None:
+        site.sass = sass
+
+
+def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
+    """Record the LDS + ATOMS.CAST.SPIN iterations of a 4-byte CAS retry loop (float atomicAdd on sm_90).
+
+    Measured on the H100 (traces/probes/sm_90_atomics.json, 139 probes of f32 and f16x2 adds, loop counts
+    and LDS wavefronts exact): in each iteration every remaining lane loads its word and issues its CAS;
+    in each bank the lowest remaining lane succeeds, the others retry.
+    """
+    remaining = mask.arr.copy()
+    node = target.node
+    first = None
+    while remaining.any():
+        current = Mask.of(remaining.copy())
+        addresses = machine._shared_addresses(target, current, "load")
+        _label(machine, node, "load", "LDS (of the CAS retry loop)")
+        machine._shared_addresses(target, current, "atomic", "cas_spin")
+        _label(machine, node, "atomic", "ATOMS.CAST.SPIN (retry loop)")
+        first = addresses if first is None else first
+        threads = remaining.size
+        for start in range(0, threads, 32):
+            lanes = np.flatnonzero(remaining[start:start + 32]) + start
+            banks = (addresses[lanes] // 4) % 32
+            _, winners = np.unique(banks, return_index=True)
+            remaining[lanes[winners]] = False
+    return first if first is not None else machine._shared_addresses(target, mask, "atomic", "cas_spin")
 
 
 def _base_function(name: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
@@ -46,6 +47,17 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 
 
 # --- the machine -------------------------------------------------------------------------
+
+
+def _check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filename: str) -> None:
+    """Shared arrays past the architecture's shared memory are a limit error, before any is allocated."""
+    limit = get_arch(arch).shared_bytes
+    if end > limit:
+        last = max(arrays, key=lambda a: a.base + a.size)
+        raise BankismError(
+            f"{filename}:{last.line}: the shared arrays end at byte {end:,} ({last.name} takes "
+            f"{last.size:,} bytes); a block of {arch} has at most {limit:,} bytes ({limit // 1024} KB) of "
+            "shared memory")
 
 
 class Machine(Statements, Expressions, Lvalues, Calls, Structs):
@@ -114,6 +126,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
         except Failure as failure:
             raise self._error(failure) from None
         end = max([a.base + a.size for a in self.shared_arrays], default=window_base(context.arch))
+        _check_shared_fits(self.shared_arrays, end, context.arch, context.filename)
         self.store = SharedStore(end)
 
     def _error(self, failure: Failure) -> BankismError:

@@ -32,6 +32,8 @@ class SourceSite:
     order: int
     atomic_op: str | None = None
     span: tuple[int, int] = (0, 0)
+    #: The SASS nvcc emits for an atomic* call (bankism.isa.atomic_form), else None.
+    sass: str | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
     warps: list[np.ndarray] = field(default_factory=list)
     addresses: list[np.ndarray] = field(default_factory=list)

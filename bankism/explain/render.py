@@ -79,6 +79,7 @@ def _site(site: dict, all_warps: bool, bank_maps: bool, main_file: str = "") -> 
         f"{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
         f"{site['expression']} ({site['width']}-byte {site['dtype']})",
         f"  source:      {site['source']}",
+        *([f"  SASS:        {site['sass']} (nvcc, sm_90)"] if site.get("sass") else []),
         f"  total:       {_count(site['instructions'], 'warp-instruction')}, "
         f"{_count(site['wavefronts'], 'wavefront')}, ideal {site['ideal']}, "
         f"conflicts {site['conflicts']} (ncu), {_cycles_text(site['cycles'])}",

@@ -91,6 +91,7 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         "shared_array": site.region.name,
         "op": site.op,
         "atomic_op": site.atomic_op,
+        "sass": site.sass,
         "width": site.width,
         "dtype": site.type.name,
         "instructions": n,
@@ -158,16 +159,13 @@ def _bank_map(bank_map: BankMap) -> dict:
     """The engine's bank map of one instruction as data: per lane group, the words each
     bank serves and the lanes asking for them."""
     groups = []
-    for lanes, per_bank in zip(bank_map.groups, bank_map.banks, strict=True):
+    for t, (lanes, per_bank) in enumerate(zip(bank_map.groups, bank_map.banks, strict=True)):
         banks = []
         for bank, hits in enumerate(per_bank):
             if not hits:
                 continue
-            words: dict[int, list[int]] = {}
-            for lane, word in hits:
-                words.setdefault(int(word), []).append(int(lane))
             cells = [{"word": w, "byte": w * bank_map.bank_bytes, "lanes": lane_list}
-                     for w, lane_list in words.items()]
+                     for w, lane_list in bank_map.words(t, bank)]
             banks.append({"bank": bank, "words": cells})
         groups.append({"lanes": [int(lanes[0]), int(lanes[-1])], "banks": banks})
     return {"groups": groups, "wavefronts_per_group": [int(w) for w in bank_map.wavefronts_per_transaction],

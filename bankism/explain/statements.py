@@ -124,10 +124,12 @@ class Statements:
 
     def _expr_stmt(self, stmt: S.ExprStmt, mask: Mask) -> Mask:
         outer, self.span = self.span, (stmt.line, stmt.end_line)
+        self.discarded = stmt.expr  # a call whose value is unused (nvcc may pick another instruction)
         try:
             self.eval(stmt.expr, mask)
         finally:
             self.span = outer
+            self.discarded = None
         if self.snapshot is not None and stmt.end_line == self.snapshot.line:
             self._maybe_snapshot(stmt, mask)
         return mask

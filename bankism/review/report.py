@@ -108,11 +108,13 @@ class WarpInstruction:
     def collisions(self) -> list[Collision]:
         """Banks asked for more than one distinct word in a transaction, worst first."""
         found = []
-        for t, per_bank in enumerate(self.bank_map.banks):
-            for b, hits in enumerate(per_bank):
-                words = tuple(dict.fromkeys(word for _, word in hits))
-                if len(words) > 1:
-                    found.append(Collision(t, b, words, tuple(sorted({lane for lane, _ in hits}))))
+        bank_map = self.bank_map
+        for t, per_bank in enumerate(bank_map.banks):
+            for b in range(len(per_bank)):
+                served = bank_map.words(t, b)
+                if len(served) > 1:
+                    lanes = sorted({lane for _, word_lanes in served for lane in word_lanes})
+                    found.append(Collision(t, b, tuple(w for w, _ in served), tuple(lanes)))
         return sorted(found, key=lambda c: (-len(c.words), c.transaction, c.bank))
 
     def summary(self) -> str:
@@ -433,12 +435,7 @@ def _bank_grid_html(bank_map) -> str:
     """A 32-column grid per transaction: row r holds the lanes asking for each bank's r-th word."""
     tables = []
     for t, per_bank in enumerate(bank_map.banks):
-        columns = []
-        for hits in per_bank:
-            by_word: dict[int, list[int]] = {}
-            for lane, word in hits:
-                by_word.setdefault(word, []).append(lane)
-            columns.append(list(by_word.items()))
+        columns = [bank_map.words(t, b) for b in range(len(per_bank))]
         depth = max((len(c) for c in columns), default=0)
         head = "".join(f"<th>{b}</th>" for b in range(len(columns)))
         body = []
@@ -490,12 +487,12 @@ def check(
 
 
 def check_site(
-    access: Access, block: object, loops: Mapping[str, Iterable] | None, arch: str, chunk: int = CHECK_CHUNK,
+    access: Access, block: object, loops: Mapping[str, Iterable] | None, arch: str, chunk: int | None = None,
 ) -> Site:
     """One access through the engine: in one call, or streamed ``chunk`` warp-instructions at a time."""
     if not isinstance(arch, str):
         raise BankismError(f"arch must be a string such as 'sm_90'; got {arch!r}")
-    places, pieces = evaluation_chunks(access, block, loops, chunk)
+    places, pieces = evaluation_chunks(access, block, loops, chunk or CHECK_CHUNK)
     first = next(pieces)
     following = next(pieces, None)
     if following is None:

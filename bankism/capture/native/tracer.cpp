@@ -1,23 +1,30 @@
-// bankism tracer: a CUDA injection library (load it with CUDA_INJECTION64_PATH) that records, for the
-// kernel launches it is told to trace, every warp-instruction that reads, writes or updates shared memory.
+// bankism tracer: a CUDA injection library that records, for the kernel launches it is told to trace,
+// every warp-instruction that reads, writes or updates shared memory.
 //
-// It subscribes to the Sanitizer API's resource and launch callbacks. Every module that loads is written
-// out as a cubin (so the Python side can disassemble it) and patched: shared-memory accesses call
-// bankism_shared_access, ldmatrix/stmatrix call bankism_matrix_access (tracer_patches.cu). Each launch gets
-// a TraceControl in device memory; after a traced launch the records are copied back and written to
-// launch_<index>.bin, and one JSON line per module and launch goes to manifest.jsonl.
+// bankism/capture/run.py preloads it (LD_PRELOAD, BANKISM_TRACE_INIT_AT_LOAD=1): it subscribes to the
+// Sanitizer API when the process starts, before the program loads its own libraries; started later, from
+// CUDA_INJECTION64_PATH inside the first cuInit, the Sanitizer API crashes PyTorch processes (docs/tracer.md,
+// "Why the tracer starts with the process"). Every process that loads it subscribes; the first one to use
+// CUDA records (it creates <dir>/owner), the others pass through. Modules holding a kernel the regex matches
+// are written out as cubins (so the Python side can disassemble them) and patched: shared-memory accesses
+// call bankism_shared_access, ldmatrix/stmatrix call bankism_matrix_access (tracer_patches.cu). Each launch of
+// a patched module gets a TraceControl in device memory; after a traced launch the records are copied back
+// and written to launch_<index>.bin, and one JSON line per module and launch goes to manifest.jsonl.
 //
-// Settings (environment variables, set by bankism/capture/run.py; BANKISM_TRACE_DEBUG=1 logs to stderr):
-//   BANKISM_TRACE_DIR          output directory (required)
+// Settings (environment variables, set by bankism/capture/run.py):
+//   BANKISM_TRACE_DIR          output directory (required, must exist)
 //   BANKISM_TRACE_PATCHES      the patch fatbin built from tracer_patches.cu (required)
-//   BANKISM_TRACE_KERNEL       ECMAScript regex searched in the demangled and the mangled kernel name
+//   BANKISM_TRACE_KERNEL       ECMAScript regex searched in the demangled, the mangled and the bare kernel name
 //   BANKISM_TRACE_LAUNCHES     comma-separated indices among the launches that match the regex (default all)
 //   BANKISM_TRACE_BLOCKS       all | first:K | x,y,z;x,y,z;...  (blocks whose accesses are recorded)
 //   BANKISM_TRACE_MAX_RECORDS  warp-instructions kept per launch (default 1000000)
+//   BANKISM_TRACE_INIT_AT_LOAD=1  start when loaded (with LD_PRELOAD) rather than from InitializeInjection
 //   BANKISM_TRACE_PATCH_ALL=1  patch every module, not only those holding a kernel the regex matches
-// Diagnosis knobs (docs/tracer.md, "Diagnosing a crash"):
+// Diagnosis knobs (docs/tracer.md, "How the tracer works"):
+//   BANKISM_TRACE_DEBUG=1      log every callback, and the SIGSEGV handler once subscribed, to stderr
 //   BANKISM_TRACE_STAGE        load | subscribe | observe | patch | trace (default): how far the tracer goes
-//   BANKISM_TRACE_BACKTRACE=1  print a native backtrace to stderr on SIGSEGV/SIGBUS, then re-raise it
+//   BANKISM_TRACE_DOMAINS      callback domains to enable (default resource,launch,synchronize,memcpy)
+//   BANKISM_TRACE_BACKTRACE=1  print a native backtrace to stderr on SIGSEGV/SIGBUS, then pass the signal on
 #include <cxxabi.h>
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,0 +1,42 @@
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define K(NAME, T, EXPR_USED, EXPR_UNUSED) \
+extern "C" __global__ void NAME##_used(const unsigned* off, T* out, T v) { \
+  __shared__ T s[1024]; unsigned i = off[threadIdx.x]; T* p = &s[i]; T r = EXPR_USED; out[threadIdx.x] = r; } \
+extern "C" __global__ void NAME##_unused(const unsigned* off, T* out, T v) { \
+  __shared__ T s[1024]; unsigned i = off[threadIdx.x]; T* p = &s[i]; EXPR_UNUSED; __syncthreads(); out[threadIdx.x] = s[threadIdx.x]; }
+K(add_i32_1, int, atomicAdd(p, 1), atomicAdd(p, 1))
+K(add_u32_1, unsigned, atomicAdd(p, 1u), atomicAdd(p, 1u))
+K(add_i32_v, int, atomicAdd(p, v), atomicAdd(p, v))
+K(add_i32_m1, int, atomicAdd(p, -1), atomicAdd(p, -1))
+K(sub_i32_1, int, atomicSub(p, 1), atomicSub(p, 1))
+K(add_u64_1, unsigned long long, atomicAdd(p, 1ull), atomicAdd(p, 1ull))
+K(add_u64_v, unsigned long long, atomicAdd(p, v), atomicAdd(p, v))
+K(inc_u32, unsigned, atomicInc(p, v), atomicInc(p, v))
+K(dec_u32, unsigned, atomicDec(p, v), atomicDec(p, v))
+K(min_i32, int, atomicMin(p, v), atomicMin(p, v))
+K(max_i32, int, atomicMax(p, v), atomicMax(p, v))
+K(min_u32, unsigned, atomicMin(p, v), atomicMin(p, v))
+K(max_u32, unsigned, atomicMax(p, v), atomicMax(p, v))
+K(min_i64, long long, atomicMin(p, v), atomicMin(p, v))
+K(max_i64, long long, atomicMax(p, v), atomicMax(p, v))
+K(min_u64, unsigned long long, atomicMin(p, v), atomicMin(p, v))
+K(max_u64, unsigned long long, atomicMax(p, v), atomicMax(p, v))
+K(and_u32, unsigned, atomicAnd(p, v), atomicAnd(p, v))
+K(or_u32, unsigned, atomicOr(p, v), atomicOr(p, v))
+K(xor_u32, unsigned, atomicXor(p, v), atomicXor(p, v))
+K(and_u64, unsigned long long, atomicAnd(p, v), atomicAnd(p, v))
+K(or_u64, unsigned long long, atomicOr(p, v), atomicOr(p, v))
+K(xor_u64, unsigned long long, atomicXor(p, v), atomicXor(p, v))
+K(exch_u32, unsigned, atomicExch(p, v), atomicExch(p, v))
+K(exch_u64, unsigned long long, atomicExch(p, v), atomicExch(p, v))
+K(exch_f32, float, atomicExch(p, v), atomicExch(p, v))
+K(cas_u32, unsigned, atomicCAS(p, 0u, v), atomicCAS(p, 0u, v))
+K(cas_u64, unsigned long long, atomicCAS(p, 0ull, v), atomicCAS(p, 0ull, v))
+K(cas_u16, unsigned short, atomicCAS(p, (unsigned short)0, v), atomicCAS(p, (unsigned short)0, v))
+K(add_f32, float, atomicAdd(p, v), atomicAdd(p, v))
+K(add_f64, double, atomicAdd(p, v), atomicAdd(p, v))
+K(add_f16, __half, atomicAdd(p, v), atomicAdd(p, v))
+K(add_h2, __half2, atomicAdd(p, v), atomicAdd(p, v))
+K(add_bf16, __nv_bfloat16, atomicAdd(p, v), atomicAdd(p, v))
+K(add_bf162, __nv_bfloat162, atomicAdd(p, v), atomicAdd(p, v))
