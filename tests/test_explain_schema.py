@@ -28,6 +28,11 @@ def _schema() -> dict:
     ("semantics.cu", {"snapshot": (35, {})}),
     ("dynamic_smem.cu", {"snapshot": (19, {})}),
     ("sgemm_vectorized.cu", {"defines": {"M": "128", "N": "128", "K": "8"}}),
+    ("styles/helpers.cu", {}),
+    ("styles/cg_reduce.cu", {"kernel": "tileSums"}),
+    ("styles/sgemm_tiles.cu", {"defines": {"CEIL_DIV(a,b)": "(((a)+(b)-1)/(b))", "M": "128", "N": "128",
+                                           "K": "16"}}),
+    ("styles/loops.cu", {}),
 ])
 def test_reports_validate_against_the_documented_schema(kernel, options):
     report = run(kernel or quiz_path(), **options)
