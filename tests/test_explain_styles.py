@@ -368,3 +368,23 @@ def test_sgemm_block_with_the_shortcut_equals_the_full_run(monkeypatch):
     fast = run(source, defines={"n": "512"})
     assert any("iterations 4 to 64" in n for n in fast["assumptions"])
     _same_reports(fast, _without_shortcut(monkeypatch, source, defines={"n": "512"}))
+
+
+def test_type_template_argument_deduced_from_the_launch(tmp_path):
+    source = tmp_path / "ded.cu"
+    source.write_text(
+        "template <typename T>\n__global__ void scale(T *out, const T *in) {\n  __shared__ T buf[128];\n"
+        "  buf[threadIdx.x] = in[threadIdx.x];\n  __syncthreads();\n"
+        "  out[threadIdx.x] = buf[127 - threadIdx.x];\n"
+        "}\nint main() {\n  double *d_out, *d_in;\n  scale<<<1, 128>>>(d_out, d_in);\n}\n"
+    )
+    report = run(source)
+    assert report["launch"]["template"] == {"T": "double"}
+    assert report["assumptions"] == [
+        "template argument T=double deduced from the arguments of the launch on line 10"
+    ]
+    lanes = np.arange(128).reshape(4, 32)
+    check_site(_one(report, 4, "store"), {w: _rows([BASE + 8 * lanes[w]]) for w in range(4)}, 8, "store")
+    check_site(
+        _one(report, 6, "load"), {w: _rows([BASE + 8 * (127 - lanes[w])]) for w in range(4)}, 8, "load"
+    )
