@@ -388,3 +388,13 @@ def test_type_template_argument_deduced_from_the_launch(tmp_path):
     check_site(
         _one(report, 6, "load"), {w: _rows([BASE + 8 * (127 - lanes[w])]) for w in range(4)}, 8, "load"
     )
+
+
+def test_texture_reference_reads_are_unknown_values():
+    report = run(STYLES / "texture_ref.cu")
+    lanes = np.arange(32)
+    tx, ty = lanes % 16, lanes // 16
+    stores = {w: _rows([BASE + 4 * ((2 * w + ty) * 17 + tx)]) for w in range(8)}
+    check_site(_one(report, 7, "store"), stores, 4, "store")
+    loads = {w: _rows([BASE + 4 * (tx * 17 + 2 * w + ty)]) for w in range(8)}
+    check_site(_one(report, 9, "load"), loads, 4, "load")

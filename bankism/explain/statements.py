@@ -417,7 +417,8 @@ def file_matches(file: str, wanted: str) -> bool:
     (the same path, or the same trailing path components)."""
     a = os.path.normpath(file).split(os.sep)
     b = os.path.normpath(wanted).split(os.sep)
-    return a[-len(b) :] == b
+    n = min(len(a), len(b))
+    return a[-n:] == b[-n:]
 
 
 def _known_bytes(value: object) -> bytes:
