@@ -5,27 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
-import subprocess
 import sys
 
 import pytest
 
-from bankism import analyze, cli, traceio
+from bankism import analyze, traceio
 from bankism.cli import analyze_cmd
 from bankism.cli.analyze_cmd import CSV_COLUMNS
-from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
-
-
-def run(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """Run the real CLI entry point in-process: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["bankism", *args])
-    code = 0
-    try:
-        cli.main()
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.builders import FULL, launch, random_rows, site, strided, trace
+from tests.helpers import run_cli
 
 
 @pytest.fixture
@@ -47,17 +35,17 @@ def conflicted(tmp_path):
 
 
 def test_table_for_a_clean_trace(monkeypatch, capsys, clean):
-    code, out, err = run(monkeypatch, capsys, "analyze", str(clean))
+    code, out, err = run_cli("analyze", str(clean))
     assert code == 0 and err == ""
     assert "synthetic_kernel(float*)" in out and "synthetic.cu:10" in out and "load" in out
-    code, out, err = run(monkeypatch, capsys, "analyze", str(clean), "--by", "site")
+    code, out, err = run_cli("analyze", str(clean), "--by", "site")
     assert code == 0 and "LDS" in out and "synthetic.cu:10" in out
     assert "No bank conflicts" in out
     assert "no measured counters" in out
 
 
 def test_table_shows_conflicts_and_the_comparison(monkeypatch, capsys, conflicted):
-    code, out, _ = run(monkeypatch, capsys, "analyze", str(conflicted))
+    code, out, _ = run_cli("analyze", str(conflicted))
     assert code == 0
     assert "1 of 2 sites have bank conflicts" in out
     assert "bankism show TRACE --site 1 --launch 1" in out
@@ -65,15 +53,15 @@ def test_table_shows_conflicts_and_the_comparison(monkeypatch, capsys, conflicte
 
 
 def test_fail_on_conflict_exit_codes(monkeypatch, capsys, clean, conflicted):
-    assert run(monkeypatch, capsys, "analyze", str(clean), "--fail-on-conflict")[0] == 0
-    code, _, err = run(monkeypatch, capsys, "analyze", str(conflicted), "--fail-on-conflict", "--json")
+    assert run_cli("analyze", str(clean), "--fail-on-conflict")[0] == 0
+    code, _, err = run_cli("analyze", str(conflicted), "--fail-on-conflict", "--json")
     assert code == 1
     assert "1 site(s) have excess wavefronts" in err
-    assert run(monkeypatch, capsys, "analyze", str(conflicted), "--fail-on-conflict", "--launch", "0")[0] == 0
+    assert run_cli("analyze", str(conflicted), "--fail-on-conflict", "--launch", "0")[0] == 0
 
 
 def test_json_shape(monkeypatch, capsys, conflicted):
-    code, out, _ = run(monkeypatch, capsys, "analyze", str(conflicted), "--json")
+    code, out, _ = run_cli("analyze", str(conflicted), "--json")
     assert code == 0
     report = json.loads(out)
     assert report["format"] == "bankism-analysis" and report["version"] == 1
@@ -97,7 +85,7 @@ def test_json_shape(monkeypatch, capsys, conflicted):
 
 
 def test_csv_has_one_row_per_site(monkeypatch, capsys, conflicted):
-    code, out, _ = run(monkeypatch, capsys, "analyze", str(conflicted), "--csv")
+    code, out, _ = run_cli("analyze", str(conflicted), "--csv")
     assert code == 0
     rows = list(csv.reader(io.StringIO(out)))
     assert tuple(rows[0]) == CSV_COLUMNS
@@ -127,14 +115,14 @@ def test_errors_are_one_line_with_exit_code_2(monkeypatch, capsys, tmp_path, cle
     doc["launches"][0]["records"]["addresses"][0] = addresses
     bad.write_text(json.dumps(doc))
     names = {"dir": str(tmp_path), "bad": str(bad), "clean": str(clean)}
-    code, out, err = run(monkeypatch, capsys, *[a.format(**names) for a in args])
+    code, out, err = run_cli(*[a.format(**names) for a in args])
     assert code == 2
     assert err.startswith(expected.format(**names))
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_show_draws_the_worst_warp(monkeypatch, capsys, conflicted):
-    code, out, _ = run(monkeypatch, capsys, "show", str(conflicted), "--site", "1", "--launch", "1")
+    code, out, _ = run_cli("show", str(conflicted), "--site", "1", "--launch", "1")
     assert code == 0
     assert "worst of 1 executions is record 1, block (1,0,0), warp 1" in out
     assert "32 wavefront(s)" in out
@@ -144,7 +132,7 @@ def test_show_draws_the_worst_warp(monkeypatch, capsys, conflicted):
 def test_show_png(monkeypatch, capsys, tmp_path, conflicted):
     pytest.importorskip("matplotlib")
     picture = tmp_path / "map.png"
-    code, out, _ = run(monkeypatch, capsys, "show", str(conflicted), "--site", "1", "--png", str(picture))
+    code, out, _ = run_cli("show", str(conflicted), "--site", "1", "--png", str(picture))
     assert code == 0 and picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
@@ -152,7 +140,7 @@ def test_show_png(monkeypatch, capsys, tmp_path, conflicted):
 def test_show_png_without_matplotlib(monkeypatch, capsys, tmp_path, clean):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     picture = str(tmp_path / "x.png")
-    code, _, err = run(monkeypatch, capsys, "show", str(clean), "--site", "0", "--png", picture)
+    code, _, err = run_cli("show", str(clean), "--site", "0", "--png", picture)
     assert code == 2
     assert err == "error: --png needs matplotlib: pip install 'bankism[png]'\n"
     assert not (tmp_path / "x.png").exists()
@@ -160,16 +148,8 @@ def test_show_png_without_matplotlib(monkeypatch, capsys, tmp_path, clean):
 
 def test_no_progress_bar_when_not_a_terminal(monkeypatch, capsys, tmp_path):
     path = traceio.save(trace(launch(rows=random_rows(50))), tmp_path / "t.json")
-    code, _, err = run(monkeypatch, capsys, "analyze", str(path), "--csv")
+    code, _, err = run_cli("analyze", str(path), "--csv")
     assert code == 0 and err == ""
-
-
-def test_python_dash_m_entry_point(clean):
-    done = subprocess.run([sys.executable, "-m", "bankism", "analyze", str(clean), "--json"],
-                          capture_output=True, text=True, check=False)
-    assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["launches"][0]["sites"][0]["excess"] == 0
-
 
 
 def test_progress_bar_runs_over_every_record(tmp_path):

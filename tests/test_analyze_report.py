@@ -7,7 +7,7 @@ import pytest
 
 import bankism
 from bankism import BankismError, analyze, traceio
-from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
+from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _open(tmp_path, doc, binary=False):

@@ -7,10 +7,7 @@ error and exit code 2; `ncu-import` works anywhere, on CSV exports recorded on a
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,30 +17,15 @@ from bankism.capture.build import LIBRARY_NAME, TracerBuild, build_commands
 from bankism.capture.run import TraceOptions, tracer_environment
 from bankism.capture.toolkit import Toolkit, find_nvcc, find_sanitizer
 from bankism.errors import BankismError
+from tests.helpers import Ran, one_line_error, run_cli
 
 DATA = Path(__file__).parent / "data" / "capture"
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def bankism(*args: str, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    if path is not None:
-        env["PATH"] = path
-    return subprocess.run(
-        [sys.executable, "-m", "bankism", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-    )
-
-
-def one_line_error(done: subprocess.CompletedProcess[str]) -> str:
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
-    return lines[0]
+def bankism(*args: str, path: str | None = None) -> Ran:
+    """The command in-process from the repository root; ``path`` replaces PATH (to hide the CUDA tools)."""
+    return run_cli(*args, cwd=ROOT, env=None if path is None else {"PATH": path})
 
 
 def test_profile_without_ncu_is_a_one_line_error(tmp_path: Path) -> None:

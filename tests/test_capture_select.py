@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,8 +17,8 @@ from bankism import trace as traceio
 from bankism.capture import ncu
 from bankism.capture.build import TracerBuild
 from bankism.capture.run import TraceOptions, program_environment
-from bankism.cli import main as cli_main
 from bankism.errors import BankismError
+from tests.helpers import run_cli
 
 DATA = Path(__file__).parent / "data" / "capture"
 
@@ -134,14 +133,6 @@ def test_the_tracer_is_preloaded_and_starts_when_loaded(tmp_path: Path) -> None:
     assert "LD_PRELOAD" not in plain and "BANKISM_TRACE_INIT_AT_LOAD" not in plain
 
 
-def cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str, str]:
-    monkeypatch.setattr(sys, "argv", ["bankism", *args])
-    with pytest.raises(SystemExit) as exited:
-        cli_main()
-    captured = capsys.readouterr()
-    return exited.value.code, captured.out, captured.err
 
 
 @pytest.mark.parametrize(
@@ -167,7 +158,7 @@ def test_bad_values_are_one_line_errors(
     message: str,
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, out, err = cli(monkeypatch, capsys, *args)
+    code, out, err = run_cli(*args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: ") and message in err, err
     assert list(tmp_path.iterdir()) == []
@@ -205,8 +196,8 @@ def test_record_profiles_exactly_the_traced_launches(
     monkeypatch.setattr(ncu, "find_ncu", lambda: "ncu")
     monkeypatch.setattr(toolkit, "ncu_version", lambda ncu_path=None: "2025.3.1.0")
     out = tmp_path / "t.json"
-    code, stdout, err = cli(
-        monkeypatch, capsys, "record", "-o", str(out), "--kernel", "smoke", "--launch", "1", "--", "./smoke"
+    code, stdout, err = run_cli(
+        "record", "-o", str(out), "--kernel", "smoke", "--launch", "1", "--", "./smoke"
     )
     assert code == 0, err
     assert asked == [ncu.Selection(f"^({mangled})$", "mangled", 1, 1)]

@@ -20,7 +20,8 @@ import pytest
 from bankism import cli, traceio
 from bankism.capture import ncu
 from bankism.errors import BankismError
-from tests.test_analyze_synthetic import FULL, launch, site, strided, trace
+from tests.builders import FULL, launch, site, strided, trace
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW_CSV = ROOT / "tests" / "data" / "capture" / "transpose32.ncu-raw.csv"
@@ -48,16 +49,6 @@ int main() { k<<<1, 32>>>(0); }
 """
 
 
-def run_cli(monkeypatch, capsys, *args: str) -> tuple[int, str, str]:
-    """The real entry point in-process, as `bankism ARGS` runs it: (exit code, stdout, stderr)."""
-    monkeypatch.setattr(sys, "argv", ["bankism", *args])
-    code = 0
-    try:
-        cli.main()
-    except SystemExit as done:
-        code = done.code if isinstance(done.code, int) else 1
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _csv_with(value: str, column: str = CONFLICTS_LD, quoting: int = csv.QUOTE_ALL) -> str:
@@ -149,7 +140,7 @@ BAD_COMMANDS = [
 def test_bad_input_is_one_line_exit_2_and_touches_nothing(monkeypatch, capsys, workdir, args):
     monkeypatch.chdir(workdir)
     before = snapshot(workdir)
-    code, out, err = run_cli(monkeypatch, capsys, *args)
+    code, out, err = run_cli(*args)
     assert code == 2, (out, err)
     assert err.startswith("error: ") and err.count("\n") == 1, err
     assert "Traceback" not in err and "internal error" not in err
@@ -221,7 +212,7 @@ def test_ncu_import_into_a_trace_in_place_still_works(monkeypatch, capsys, tmp_p
                        mangled="_Z11transpose32ILi0EEvPfPKfi", grid=[8, 8, 1], block=[32, 8, 1],
                        blocks_total=64))
     path = traceio.save(doc, tmp_path / "T.json")
-    code, out, err = run_cli(monkeypatch, capsys, "ncu-import", str(RAW_CSV), "--into", str(path))
+    code, out, err = run_cli("ncu-import", str(RAW_CSV), "--into", str(path))
     assert code == 0, err
     assert traceio.load(path)["launches"][0]["counters"]["ld"]["conflicts"] == 63488
     assert sorted(p.name for p in tmp_path.iterdir()) == ["T.json"]
@@ -253,17 +244,17 @@ def _counters_only(tmp_path) -> Path:
 def test_headline_of_a_counters_only_trace_names_the_measured_conflicts(monkeypatch, capsys, tmp_path):
     path = _counters_only(tmp_path)
     capsys.readouterr()
-    code, out, err = run_cli(monkeypatch, capsys, "analyze", str(path), "--fail-on-conflict")
+    code, out, err = run_cli("analyze", str(path), "--fail-on-conflict")
     assert "No bank conflicts" not in out
     assert "model: none (profiled only" in out and "measured: 63,488" in out
     assert code == 1 and "measured conflicts the model does not explain" in err
-    report = json.loads(run_cli(monkeypatch, capsys, "analyze", str(path), "--json")[1])
+    report = json.loads(run_cli("analyze", str(path), "--json")[1])
     assert report["launches"][0]["measured_conflicts_explained"] is False
 
 
 def test_headline_of_the_quiz_trace_explains_the_measured_surplus(monkeypatch, capsys):
     quiz = ROOT / "traces" / "dgemm_tile.json"
-    code, out, err = run_cli(monkeypatch, capsys, "analyze", str(quiz), "--fail-on-conflict")
+    code, out, err = run_cli("analyze", str(quiz), "--fail-on-conflict")
     assert "No bank conflicts" not in out
     assert "model: none; measured: 509 (ld 471, st 38), explained as L1 surplus" in out
     assert code == 0 and err == ""  # the model explains every measured conflict: no layout problem
@@ -302,7 +293,7 @@ def test_rows_group_by_source_line_and_by_site_on_request(monkeypatch, capsys):
     assert sum(":40" in line for line in by_site) == 24
     wide = _table_lines(quiz, "wide")
     assert any("LDS.128,LDS.64" in line for line in wide)
-    report = json.loads(run_cli(monkeypatch, capsys, "analyze", str(quiz), "--json")[1])
+    report = json.loads(run_cli("analyze", str(quiz), "--json")[1])
     (item,) = report["launches"]
     assert len(item["sites"]) == 26  # the site list is unchanged
     line40 = [entry for entry in item["lines"] if entry["line"] == 40]
@@ -329,7 +320,7 @@ def test_one_simulate_default_width(monkeypatch, capsys):
 
     from bankism import simulate
 
-    code, out, _ = run_cli(monkeypatch, capsys, "simulate", "--stride", "16", "--json")
+    code, out, _ = run_cli("simulate", "--stride", "16", "--json")
     assert code == 0
     assert json.loads(out)["width"] == inspect.signature(simulate).parameters["width"].default == 8
 
@@ -337,10 +328,10 @@ def test_one_simulate_default_width(monkeypatch, capsys):
 def test_version_and_plain_metavars(monkeypatch, capsys):
     from bankism.version import __version__
 
-    code, out, _ = run_cli(monkeypatch, capsys, "--version")
+    code, out, _ = run_cli("--version")
     assert code == 0 and out.strip() == f"bankism {__version__}"
     for command in ("analyze", "show", "simulate", "explain", "advise", "trace", "profile", "ncu-import"):
-        code, out, _ = run_cli(monkeypatch, capsys, command, "--help")
+        code, out, _ = run_cli(command, "--help")
         assert code == 0
         for typename in ("<bool>", "<str>", "<int>", "<list", "<float>", "<Path>", "<path>"):
             assert typename not in out, (command, typename)
@@ -348,14 +339,14 @@ def test_version_and_plain_metavars(monkeypatch, capsys):
 
 def test_one_json_envelope(monkeypatch, capsys, workdir):
     monkeypatch.chdir(workdir)
-    explained = run_cli(monkeypatch, capsys, "explain", "pad.cu", "--json")[1]
+    explained = run_cli("explain", "pad.cu", "--json").stdout
     (workdir / "explained.json").write_text(explained)
     try:
         outputs = {
-            "analyze": run_cli(monkeypatch, capsys, "analyze", "T.json", "--json")[1],
+            "analyze": run_cli("analyze", "T.json", "--json")[1],
             "explain": explained,
-            "simulate": run_cli(monkeypatch, capsys, "simulate", "--stride", "8", "--json")[1],
-            "advise": run_cli(monkeypatch, capsys, "advise", "explained.json", "--json")[1],
+            "simulate": run_cli("simulate", "--stride", "8", "--json")[1],
+            "advise": run_cli("advise", "explained.json", "--json")[1],
         }
     finally:
         (workdir / "explained.json").unlink()
@@ -370,10 +361,10 @@ def test_one_json_envelope(monkeypatch, capsys, workdir):
 def test_advise_places_arrays_without_base_by_one_rule(monkeypatch, capsys, workdir):
     """Traces and explain results both hold shared-window offsets: arrays start at byte 1024."""
     monkeypatch.chdir(workdir)
-    explained = run_cli(monkeypatch, capsys, "explain", "pad.cu", "--json")[1]
+    explained = run_cli("explain", "pad.cu", "--json").stdout
     (workdir / "explained.json").write_text(explained)
     try:
-        code, out, err = run_cli(monkeypatch, capsys, "advise", "explained.json", "--array",
+        code, out, err = run_cli("advise", "explained.json", "--array",
                                  "t:float[32][32]", "--json")
     finally:
         (workdir / "explained.json").unlink()
@@ -469,3 +460,55 @@ def test_files_check_output_names_the_problem(tmp_path):
     with pytest.raises(BankismError, match="does not exist"):
         check_output(tmp_path / "no" / "x.json", "-o")
     assert check_output(tmp_path / "new.json", "-o", [source]) == tmp_path / "new.json"
+
+
+def _inline_doc_text(tmp_path: Path, rows: list) -> str:
+    """A saved synthetic trace whose inline addresses are replaced by ``rows`` (given as JSON text)."""
+    doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 0, FULL, strided(8))]))
+    text = traceio.save(doc, tmp_path / "base.json").read_text()
+    start = text.index('"addresses": [')
+    end = text.index("]\n        ]", start) + len("]\n        ]")
+    return text[:start] + '"addresses": ' + rows + text[end:]
+
+
+ROW = ",".join(str(1024 + 4 * lane) for lane in range(32))
+QUOTED = '"x"'
+ADDRESS_VARIANTS = {
+    "plain": f"[[{ROW}],\n [{ROW}]]",
+    "one line": f"[[{ROW}],[{ROW}]]",
+    "31 and 33": f"[[{ROW.rsplit(',', 1)[0]}],[{ROW},1024]]",
+    "float": f"[[{ROW.replace('1024', '1024.0', 1)}],[{ROW}]]",
+    "exponent": f"[[{ROW.replace('1024', '1e3', 1)}],[{ROW}]]",
+    "string": f"[[{ROW.replace('1024', QUOTED, 1)}],[{ROW}]]",
+    "huge": f"[[{ROW.replace('1024', str(2**70), 1)}],[{ROW}]]",
+    "negative": f"[[{ROW.replace('1024', '-4', 1)}],[{ROW}]]",
+    "one row": f"[[{ROW}]]",
+    "empty": "[]",
+    "deeper": f"[[[{ROW}]],[{ROW}]]",
+    "plus": f"[[{ROW.replace('1024', '+1024', 1)}],[{ROW}]]",
+    "double comma": f"[[{ROW.replace(',', ',,', 1)}],[{ROW}]]",
+    "unclosed": f"[[{ROW}],[{ROW}]",
+}
+
+
+@pytest.mark.parametrize("variant", sorted(ADDRESS_VARIANTS))
+def test_fast_inline_addresses_read_like_json(tmp_path, monkeypatch, variant):
+    """Large inline traces read their address rows with NumPy; the answer (arrays or one-line error)
+    must be the one json.loads gives."""
+    from bankism.trace import read
+
+    path = tmp_path / "t.json"
+    path.write_text(_inline_doc_text(tmp_path, ADDRESS_VARIANTS[variant]))
+    fast = []
+    real = read._parse_with_fast_addresses
+    monkeypatch.setattr(read, "_parse_with_fast_addresses", lambda *a: fast.append(real(*a)) or fast[-1])
+    outcomes = []
+    for threshold in (1 << 60, 0):  # json.loads only, then the fast path
+        monkeypatch.setattr(read, "FAST_RECORDS_BYTES", threshold)
+        try:
+            outcomes.append(traceio.load(path)["launches"][0]["records"]["addresses"].tolist())
+        except BankismError as error:
+            outcomes.append(str(error))
+    assert outcomes[0] == outcomes[1]
+    taken = variant in ("plain", "one line", "one row", "negative")
+    assert len(fast) == 1 and (fast[0] is not None) == taken

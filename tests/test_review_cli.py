@@ -1,8 +1,6 @@
 """`bankism advise`: fixes for the lane addresses of a trace or of an `explain --json` result."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -12,14 +10,14 @@ from bankism import traceio
 from bankism.cli.advise_cmd import declare_arrays, parse_array_spec
 from bankism.errors import BankismError
 from bankism.review import Access, SharedArray, Swizzle, check
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 WINDOW = traceio.SHARED_WINDOW_BASE["sm_90"]
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "bankism", "advise", *map(str, args)],
-                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return run_cli("advise", *args, cwd=ROOT)
 
 
 def transpose_sites(base):
@@ -148,8 +146,7 @@ def test_explain_result_with_array_declarations(tmp_path):
 
 def test_explain_output_of_the_quiz_can_be_advised(tmp_path):
     quiz = ROOT / "tests" / "data" / "explain" / "dgemm_tile_quiz.cu"
-    explain = subprocess.run([sys.executable, "-m", "bankism", "explain", str(quiz), "--json"],
-                             capture_output=True, text=True, cwd=ROOT, timeout=300)
+    explain = run_cli("explain", quiz, "--json", cwd=ROOT)
     if not quiz.exists() or explain.returncode != 0:
         pytest.skip("bankism explain or its quiz copy is not in this tree")
     path = tmp_path / "quiz.json"

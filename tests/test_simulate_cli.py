@@ -1,13 +1,12 @@
 """`bankism simulate`: one warp from the command line, and its one-line errors."""
 
 import json
-import subprocess
-import sys
+
+from tests.helpers import Ran, run_cli
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "bankism", "simulate", *args],
-                          capture_output=True, text=True)
+def _run(*args: str) -> Ran:
+    return run_cli("simulate", *args)
 
 
 def test_stride_prints_explanation_and_bank_map():

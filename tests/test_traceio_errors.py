@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bankism import BankismError, traceio
-from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
+from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _write(tmp_path, doc, name="t.json"):

@@ -12,7 +12,7 @@ import pytest
 
 from bankism import BankismError, traceio
 from bankism.trace import write as trace_write
-from tests.test_analyze_synthetic import FULL, launch, random_rows, site, strided, trace
+from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _same_records(a: dict, b: dict) -> None:

@@ -37,6 +37,7 @@ from bankism.analyze import (
     WorstInstruction,
     analyze,
     analyze_launch,
+    async_notes,
     atomic_op_of,
 )
 from bankism.cli.pipe import StdoutClosed
@@ -362,6 +363,8 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
         console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
+        for note in async_notes(launch.launch):
+            console.print(f"Not simulated: {note}.", markup=False, soft_wrap=unwrapped)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))
             if not wide:
@@ -430,11 +433,11 @@ def _open_with_progress(path: str, enabled: bool, console: Console | None = None
     if not enabled or size < LOAD_NOTICE_BYTES:
         return open_trace(path)
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
-    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB){hint}")
+    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB{hint}): " + "{task.description}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
     with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
-        progress.add_task("loading", total=None)
-        return open_trace(path)
+        task = progress.add_task("reading", total=None)
+        return open_trace(path, progress=lambda step: progress.update(task, description=step))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import warnings
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,10 @@ from bankism.trace.validate import (
 )
 
 
-def _parse_json(path: Path) -> Any:
+def _parse_json(path: Path, progress: Callable[[str], None] | None = None) -> Any:
+    note = progress or (lambda _: None)
     try:
+        note("reading")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise BankismError(f"{path}: no such file") from None
@@ -37,6 +41,11 @@ def _parse_json(path: Path) -> Any:
     except OSError as error:
         raise BankismError(f"{path}: cannot read: {error.strerror}") from None
     try:
+        if len(text) >= FAST_RECORDS_BYTES:
+            fast = _parse_with_fast_addresses(text, note)
+            if fast is not None:
+                return fast
+        note("parsing JSON")
         return json.loads(text)
     except RecursionError:
         raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
@@ -46,6 +55,84 @@ def _parse_json(path: Path) -> Any:
         raise BankismError(
             f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {why}"
         ) from None
+
+
+# --- A faster path for large inline records ------------------------------------------------------
+# ``save`` writes inline addresses one record per line; they are most of a large inline trace. Each
+# ``"addresses": [[...], ...]`` block made only of integer rows of 32 is read with NumPy (several
+# times faster than json.loads and no Python int per value); the rest of the document goes through
+# json.loads. Anything unexpected falls back to json.loads of the whole text, whose errors are the
+# ones reported.
+
+#: Documents at least this large try the fast path.
+FAST_RECORDS_BYTES = 1 << 20
+
+_ADDRESSES_KEY = re.compile(r'"addresses"\s*:\s*\[')
+_ROWS_END = re.compile(r"\]\s*\]")
+_PLACEHOLDER = "@@bankism-addresses-{}@@"
+_ROW_CHARACTERS = str.maketrans("", "", "0123456789-,[] \t\r\n")
+
+
+def _address_rows(body: str) -> np.ndarray | None:
+    """``[a0,...,a31],[...]`` as an (N, 32) int64 array, or None unless every row has 32 integers."""
+    if body.translate(_ROW_CHARACTERS):
+        return None
+    parts = body.split("]")
+    if parts[-1].strip() or len(parts) < 2:
+        return None
+    rows = parts[:-1]
+    if [part.count("[") for part in rows] != [1] * len(rows):
+        return None
+    commas = [part.count(",") for part in rows]  # 31 in a row, plus the separator before all but the first
+    if commas[0] != 31 or commas[1:] != [32] * (len(rows) - 1):
+        return None
+    if any(part.split("[")[0].strip() not in ("", ",") for part in rows):
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            values = np.fromstring(body.replace("[", " ").replace("]", " "), dtype=np.int64, sep=",")
+        except (ValueError, DeprecationWarning):
+            return None
+    if values.size != 32 * len(rows) or (np.abs(values) >= 2**62).any():
+        return None
+    return values.reshape(len(rows), 32)
+
+
+def _parse_with_fast_addresses(text: str, note: Callable[[str], None]) -> Any:
+    """The document with its inline address rows read by NumPy; None when the fast path does not apply."""
+    pieces, arrays, position = [], [], 0
+    for found in _ADDRESSES_KEY.finditer(text):
+        if found.start() < position:
+            continue
+        start = found.end()
+        first = text[start:start + 64].lstrip()[:1]
+        if first != "[":
+            continue  # an empty list, or not rows: json.loads reads it
+        end = _ROWS_END.search(text, start)
+        if end is None:
+            return None
+        note(f"reading the addresses of launch record block {len(arrays) + 1}")
+        rows = _address_rows(text[start:end.start() + 1])
+        if rows is None:
+            return None
+        pieces += [text[position:found.start()], f'"addresses": "{_PLACEHOLDER.format(len(arrays))}"']
+        arrays.append(rows)
+        position = end.end()
+    if not arrays:
+        return None
+    pieces.append(text[position:])
+    note("parsing JSON")
+    doc = json.loads("".join(pieces))
+    placed = 0
+    for launch in doc.get("launches", []) if isinstance(doc, dict) and isinstance(doc.get("launches"), list) \
+            else []:
+        records = launch.get("records") if isinstance(launch, dict) else None
+        value = records.get("addresses") if isinstance(records, dict) else None
+        if isinstance(value, str) and value == _PLACEHOLDER.format(placed):
+            records["addresses"] = arrays[placed]
+            placed += 1
+    return doc if placed == len(arrays) else None
 
 
 class _NpyStream:
@@ -212,11 +299,16 @@ def _npz_record_total(streams: dict[str, _NpyStream], npz: Path, label: str) -> 
     return n
 
 
-def open_trace(path: str | os.PathLike[str]) -> Trace:
-    """Read and check a trace's JSON document; inline records become checked arrays, npz ones stay on disk."""
+def open_trace(path: str | os.PathLike[str], progress: Callable[[str], None] | None = None) -> Trace:
+    """Read and check a trace's JSON document; inline records become checked arrays, npz ones stay on disk.
+
+    ``progress`` (optional) is told each step of the reading, for a front end to show.
+    """
     trace_path = Path(path)
-    doc = _parse_json(trace_path)
+    doc = _parse_json(trace_path, progress)
     source = str(trace_path)
+    if progress:
+        progress("checking")
     validate_document(doc, source)
     for launch, arrays in checked_inline_records(doc, source):
         launch["records"] = arrays

@@ -1,4 +1,4 @@
-"""Synthetic trace builders shared by the traceio and analyze tests (this module holds no tests).
+"""Synthetic trace builders shared by the trace, analyze and CLI tests (this module holds no tests).
 
 Every number these traces carry is made up by the tests; none of it is measured, and the
 ``counters`` they attach are computed from the synthetic records, never labelled as ncu output.

@@ -1,0 +1,57 @@
+"""Shared test helpers: the CLI run in-process, as the `bankism` script runs it (builders.py: traces)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+from bankism import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class Ran(NamedTuple):
+    """What a command did: exit code and both streams (named as in subprocess.CompletedProcess)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: object, cwd: Path | None = None, env: dict[str, str] | None = None) -> Ran:
+    """``bankism ARGS`` through the real entry point (``bankism.cli.main``), in this process.
+
+    ``main`` turns bad input into one ``error:`` line and exit code 2; this returns that code and both
+    streams, so a test asserts what a user sees without paying for a new interpreter. ``env`` overrides
+    environment variables (``PATH``, say) for the duration of the command.
+    """
+    out, err = io.StringIO(), io.StringIO()
+    argv, here, saved = sys.argv, os.getcwd(), dict(os.environ)
+    sys.argv = ["bankism", *map(str, args)]
+    code = 0
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        os.environ.update(env or {})
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            cli.main()
+    except SystemExit as done:
+        code = done.code if isinstance(done.code, int) else (0 if done.code is None else 1)
+    finally:
+        sys.argv = argv
+        os.chdir(here)
+        os.environ.clear()
+        os.environ.update(saved)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def one_line_error(ran: Ran) -> str:
+    """The one `error:` line of a refused command (asserting exit code 2 and nothing else on stderr)."""
+    assert ran.returncode == 2, (ran.returncode, ran.stderr)
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), ran.stderr
+    return lines[0]
