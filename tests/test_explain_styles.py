@@ -407,16 +407,3 @@ def test_switch_with_fall_through_and_default():
     stores = {w: _rows([BASE + 4 * (lane * strides[w] % (32 * 33))]) for w in range(4)}
     check_site(_one(report, 18, "store"), stores, 4, "store")
     assert [w["conflicts"] for w in _one(report, 18, "store")["warps"]] == [31, 0, 0, 1]
-
-
-def test_bfloat16_moves_through_shared_memory_but_never_decides_an_address(tmp_path):
-    report = run(STYLES / "bf16.cu")
-    lanes = np.arange(64).reshape(2, 32)
-    check_site(_one(report, 6, "store"), {w: _rows([BASE + 2 * lanes[w]]) for w in range(2)}, 2, "store")
-    check_site(_one(report, 8, "load"), {w: _rows([BASE + 2 * (63 - lanes[w])]) for w in range(2)}, 2, "load")
-    source = tmp_path / "k.cu"
-    source.write_text("__global__ void k(__nv_bfloat16 *in) {\n  __shared__ float s[64];\n"
-                      "  s[(int)in[threadIdx.x] % 64] = 1.0f;\n}\n"
-                      "void run(__nv_bfloat16 *i) { k<<<1, 32>>>(i); }\n")
-    with pytest.raises(BankismError, match=r"k.cu:3: the address depends on"):
-        run(source)

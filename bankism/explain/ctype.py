@@ -84,9 +84,6 @@ ULONG = _int("unsigned long", np.uint64, 4)
 LLONG = _int("long long", np.int64, 5)
 ULLONG = _int("unsigned long long", np.uint64, 5)
 HALF = _float("__half", np.float16, 1)
-#: bfloat16: 2 bytes, stored with float16's bits; its values are never known (bankism does
-#: not compute bfloat16 arithmetic), so they can reach memory but never decide an address.
-BF16 = CType("__nv_bfloat16", "float", 2, 2, np.dtype(np.float16), True, 1)
 FLOAT = _float("float", np.float32, 2)
 DOUBLE = _float("double", np.float64, 3)
 
@@ -105,7 +102,6 @@ SCALARS: dict[str, CType] = {
     "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
     "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
     "half": HALF, "__half": HALF, "cudaTextureObject_t": ULLONG, "cudaSurfaceObject_t": ULLONG,
-    "__nv_bfloat16": BF16, "nv_bfloat16": BF16,
     "float": FLOAT, "double": DOUBLE,
 }
 
@@ -154,10 +150,7 @@ GROUP = CType("cooperative group", "group")
 CLOSURE = CType("lambda", "closure")
 FUNCTOR = CType("function object", "functor")
 
-VECTORS["__nv_bfloat162"] = CType("__nv_bfloat162", "vec", 4, 4, None, True, 0, BF16, 2)
-VECTORS["nv_bfloat162"] = VECTORS["__nv_bfloat162"]
-
-UNSUPPORTED_TYPES = ("__nv_fp8_e4m3", "__nv_fp8_e5m2")
+UNSUPPORTED_TYPES = ("__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "__nv_fp8_e4m3", "__nv_fp8_e5m2")
 
 
 def lookup(name: str) -> CType | None:

@@ -156,8 +156,6 @@ Value = Scalar | Pointer | Vector | Struct | Group | Closure | Functor
 
 def constant(t: CType, value: int | float) -> Scalar:
     """A uniform known value of type ``t`` (integers wrap to its width, as in C)."""
-    if t is C.BF16:
-        return Scalar(t, t.dtype.type(0), False, None, "bfloat16 values (bankism does not compute them)")
     if t.kind == "int" and isinstance(value, int):
         bits = t.size * 8
         value &= (1 << bits) - 1
@@ -197,11 +195,6 @@ def convert(value: Scalar, t: CType) -> Scalar:
     if value.type is t or value.type == t:
         return value
     data = value.data
-    if t is C.BF16 or value.type is C.BF16:
-        # bfloat16 arithmetic is not modelled: the value is kept as a placeholder, never known
-        out = np.asarray(data).astype(t.dtype) if t.kind != "bool" else np.asarray(data) != 0
-        return Scalar(t, out if out.ndim else out[()], False, value.src,
-                      value.taint or "bfloat16 values (bankism does not compute them)")
     if t.kind == "bool":
         out = data != 0
     elif t.kind == "int" and value.type.kind == "float":
