@@ -16,7 +16,7 @@ UNSUPPORTED = DATA / "unsupported"
 
 
 @pytest.mark.parametrize(("name", "line", "words"), [
-    ("decltype.cu", 5, "unsupported construct: decltype"),
+    ("switch.cu", 4, "unsupported construct: switch statement"),
     ("inline_asm.cu", 5, "unsupported construct: inline assembly"),
     ("grid_sync.cu", 10, "unsupported construct: grid-wide synchronization"),
     ("data_dependent.cu", 6, "depends on values read from global memory (data)"),

@@ -398,12 +398,3 @@ def test_texture_reference_reads_are_unknown_values():
     check_site(_one(report, 7, "store"), stores, 4, "store")
     loads = {w: _rows([BASE + 4 * (tx * 17 + 2 * w + ty)]) for w in range(8)}
     check_site(_one(report, 9, "load"), loads, 4, "load")
-
-
-def test_switch_with_fall_through_and_default():
-    report = run(STYLES / "switch.cu")
-    lane = np.arange(32)
-    strides = {0: 32, 1: 33, 2: 33, 3: 2}
-    stores = {w: _rows([BASE + 4 * (lane * strides[w] % (32 * 33))]) for w in range(4)}
-    check_site(_one(report, 18, "store"), stores, 4, "store")
-    assert [w["conflicts"] for w in _one(report, 18, "store")["warps"]] == [31, 0, 0, 1]

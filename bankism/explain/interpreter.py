@@ -114,7 +114,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
             S.ExprStmt: self._expr_stmt, S.Decl: self._decl, S.Block: self._block, S.If: self._if,
             S.For: self._for, S.While: self._while, S.DoWhile: self._do_while, S.Return: self._return,
             S.Break: self._break, S.Continue: self._continue, S.Refused: self._refused,
-            S.TypeDef: self._typedef, S.Switch: self._switch,
+            S.TypeDef: self._typedef,
         }
         self.matrices: list[GlobalMatrix] = []
         self.globals: dict[str, object] = {}

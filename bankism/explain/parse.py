@@ -280,18 +280,6 @@ class _Converter(Declarations):
                 self.lazy_statement(node.child_by_field_name("body")),
                 self.expr(node.child_by_field_name("condition")),
             )
-        if kind == "switch_statement":
-            cases = []
-            for child in named_children(node.child_by_field_name("body")):
-                if child.type != "case_statement":
-                    continue
-                value = child.child_by_field_name("value")
-                body = [self.lazy_statement(c) for c in child.named_children
-                        if c != value and c.type not in _SKIPPED_STATEMENTS]
-                label = self.expr(value) if value is not None else None
-                case = S.Case(self._line(child), node_text(child), label, body)
-                cases.append(case)
-            return S.Switch(line, text, end, self._condition(node.child_by_field_name("condition")), cases)
         if kind == "return_statement":
             values = named_children(node)
             return S.Return(line, text, end, self.expr(values[0]) if values else None)

@@ -102,7 +102,7 @@ def _body_allows(body: S.Stmt, name: str) -> bool:
             and (node.operand.name == name)
         ):
             return False
-        inner = nested or isinstance(node, S.For | S.While | S.DoWhile | S.Switch)
+        inner = nested or isinstance(node, S.For | S.While | S.DoWhile)
         for field in type(node).__dataclass_fields__:
             if field in ("line", "text", "col", "file", "body_node", "_body"):
                 continue

@@ -354,47 +354,6 @@ class Statements:
     def _do_while(self, stmt: S.DoWhile, mask: Mask) -> Mask:
         return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, False, stmt)
 
-    def _switch(self, stmt: S.Switch, mask: Mask) -> Mask:
-        """Threads enter at the case their value matches (``default`` when none does) and run
-        on through the following cases until a ``break``; lanes whose value is not known may
-        enter any case (as maybe lanes)."""
-        value = self.eval(stmt.condition, mask)
-        if not isinstance(value, Scalar) or not value.type.is_integer:
-            raise Failure(stmt, "switch on a value that is not an integer")
-        n = self.threads
-        known = flags_per_thread(value.known, n) | ~mask.arr
-        unknown_lanes = mask.arr & ~known
-        data = per_thread(np.asarray(value.data), n)
-        labels = [None if case.value is None else self.integer_constant(case.value, mask, "case label")
-                  for case in stmt.cases]
-        matched = np.zeros(n, bool)
-        entries = []
-        for label in labels:
-            hit = np.zeros(n, bool) if label is None else (data == label) & known & mask.arr
-            matched |= hit
-            entries.append(hit)
-        entries = [hit if label is not None else mask.arr & known & ~matched
-                   for hit, label in zip(entries, labels, strict=True)]
-        state = LoopState(np.zeros(n, bool), np.zeros(n, bool))
-        self.loops.append(state)
-        running = Mask(np.zeros(n, bool), False, True)
-        try:
-            with self.maybe_running(unknown_lanes, value.taint) if unknown_lanes.any() else nullcontext():
-                for case, entry in zip(stmt.cases, entries, strict=True):
-                    enter = entry | unknown_lanes
-                    running = running | Mask.of(enter) if enter.any() else running
-                    for inner in case.body:
-                        if running.none:
-                            break
-                        running = self.exec(inner, running)
-        finally:
-            self.loops.pop()
-        if state.continued.any():
-            if not self.loops:
-                raise Failure(stmt, "continue outside a loop")
-            self.loops[-1].continued |= state.continued
-        return self._live(Mask.of((running.arr | state.broken) & mask.arr))
-
     def _return(self, stmt: S.Return, mask: Mask) -> Mask:
         frame = self.frame
         if stmt.value is not None:

@@ -236,21 +236,6 @@ class TypeDef(Stmt):
 
 
 @dataclass(slots=True, eq=False)
-class Switch(Stmt):
-    """``switch``: per case label its value (None for ``default``) and the statements that
-    follow it up to the next label (threads fall through to the next case until a break)."""
-
-    condition: Expr
-    cases: list[Case]
-
-
-@dataclass(slots=True, eq=False)
-class Case(Node):
-    value: Expr | None
-    body: list[Stmt]
-
-
-@dataclass(slots=True, eq=False)
 class Return(Stmt):
     value: Expr | None
 
