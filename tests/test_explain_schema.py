@@ -33,6 +33,9 @@ def _schema() -> dict:
     ("styles/sgemm_tiles.cu", {"defines": {"CEIL_DIV(a,b)": "(((a)+(b)-1)/(b))", "M": "128", "N": "128",
                                            "K": "16"}}),
     ("styles/loops.cu", {}),
+    ("hgemm_ldmatrix.cu", {"defines": {"PERMUTED": "true"}}),
+    ("wmma_tiles.cu", {}),
+    ("cp_async_pipeline.cu", {"snapshot": (44, {})}),
 ])
 def test_reports_validate_against_the_documented_schema(kernel, options):
     report = run(kernel or quiz_path(), **options)

@@ -275,13 +275,13 @@ def test_only_executed_code_is_refused_and_the_first_one_reported(tmp_path):
         "__global__ void k(float *o) {\n"  # 3
         "  __shared__ float s[32];\n"  # 4
         '  if (threadIdx.x > 64) { asm("trap;"); }\n'  # 5: never runs
-        "  s[threadIdx.x] = 1.0f;\n"  # 6
-        "  goto done;\n"  # 7: first to run
-        "  done: o[0] = s[0];\n"  # 8
+        "  again: s[threadIdx.x] = 1.0f;\n"  # 6
+        "  if (threadIdx.x < 64) goto again;\n"  # 7: first to run (a backward goto)
+        "  o[0] = s[0];\n"  # 8
         "}\n"
         "void run(float *o) { k<<<1, 32>>>(o); }\n"
     )
-    with pytest.raises(BankismError, match=r"k.cu:7: unsupported construct: goto"):
+    with pytest.raises(BankismError, match=r"k.cu:7: unsupported construct: goto again jumps backwards"):
         run(source)
 
 

@@ -40,11 +40,6 @@ def _traces() -> list[tuple[Path, Path]]:
 #: Traces of kernels explain refuses, and why: each must still be refused (strict xfail), so
 #: a new refusal of any other trace fails the test instead of hiding as a skip.
 EXPECTED_REFUSALS = {
-    "ldmatrix_tile.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
-    "ldmatrix_tile_swizzled.json": "inline PTX (asm volatile ldmatrix) is not interpreted",
-    **{f"cpasync_matmul{variant}.json": "a lambda and inline PTX (asm volatile cp.async) are not interpreted"
-       for variant in ("_ca", "_ca_padded", "_cg", "_cg_padded")},
-
     "histogram256.json": "bins are bytes read from global memory: addresses bankism does not know",
     "histogram_float.json": "bins are read from global memory: addresses bankism does not know",
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
@@ -89,7 +84,10 @@ def test_explain_agrees_with_the_measured_trace(trace, source):
         measured = compared["totals"]["measured"]
         if not as_written or measured is None:
             continue
+        bypass = any("BYPASS" in (site.get("sass") or "") for site in launch["sites"])
         for op_class, metrics in compared["totals"]["source"].items():
+            if op_class == "ldgsts" and bypass:
+                continue  # .cg writes do not follow the shared addresses in ncu's counters (docs/rules.md)
             for metric, allowance in TOLERANCE.items():
                 assert allowance.admits(measured[op_class][metric], metrics[metric]), (op_class, metric)
 

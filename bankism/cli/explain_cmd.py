@@ -52,6 +52,12 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     return pairs
 
 
+def _name(text: str, option: str) -> str:
+    if not text.strip().isidentifier():
+        raise BankismError(f"{option} {text!r}: expected a macro NAME")
+    return text.strip()
+
+
 def _literal_value(text: str) -> int:
     """The value of a C integer literal (suffixes dropped; a leading 0 means octal)."""
     digits = re.sub(r"[uUlL]+$", "", text.strip())
@@ -185,6 +191,12 @@ def register(app: typer.Typer) -> None:
             help="Block to simulate, X[,Y[,Z]] (repeatable; 'all' for the whole grid).")] = None,
         define: Annotated[list[str] | None, typer.Option(
             "-D", "--define", help="NAME=VALUE: macro, template parameter or scalar argument.")] = None,
+        include_dir: Annotated[list[str] | None, typer.Option(
+            "-I", "--include-dir", help="DIR: search it for #include files, like nvcc -I.")] = None,
+        pre_include: Annotated[list[str] | None, typer.Option(
+            "-include", "--pre-include", help="FILE: include it first, like nvcc -include.")] = None,
+        undefine: Annotated[list[str] | None, typer.Option(
+            "-U", "--undefine", help="NAME: undefine a macro (wins over the file's #define).")] = None,
         snapshot: Annotated[str | None, typer.Option(
             help="Show the shared arrays right after LINE (or FILE:LINE, for a kernel in a header).")] = None,
         when: Annotated[list[str] | None, typer.Option(
@@ -225,6 +237,9 @@ def register(app: typer.Typer) -> None:
             arch=arch,
             trace=trace,
             trace_launch=launch,
+            include_dirs=list(include_dir or []),
+            pre_includes=list(pre_include or []),
+            undefines=[_name(n, "-U") for n in undefine or []],
         )
         source = _read(path)
         try:

@@ -11,7 +11,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bankism.analyze import CLASSES, METRICS, OP_CLASS, LaunchReport, analyze_launch
+from bankism.analyze import (
+    CLASSES,
+    COUNTED_AS_INSTRUCTIONS,
+    METRICS,
+    OP_CLASS,
+    OPTIONAL_CLASSES,
+    LaunchReport,
+    analyze_launch,
+)
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
 from bankism.traceio import Trace, open_trace
@@ -288,10 +296,14 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
     what ncu measured."""
     scale = sass.scale
-    source: dict[str, dict[str, float]] = {c: {m: 0.0 for m in METRICS} for c in CLASSES}
+    classes = set(sass.classes) | {OP_CLASS[site["op"]] for site in report["sites"]}
+    source: dict[str, dict[str, float]] = {
+        c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
+    }
     for site in report["sites"]:
         totals = source[OP_CLASS[site["op"]]]
-        totals["instructions"] += site["instructions"] * scale
+        if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
+            totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
         totals["conflicts"] += site["conflicts"] * scale
     return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}

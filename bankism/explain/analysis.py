@@ -27,7 +27,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     """Interpret the kernel in ``source`` for the asked-for blocks and collect its accesses
     (preprocess, parse, choose the kernel and its launch, run the blocks)."""
     get_arch(options.arch)
-    program = _program(source, filename, options.defines)
+    program = _program(source, filename, options)
     chosen = None
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
@@ -59,9 +59,10 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         if request is not None and not machine.snapshot_taken:
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     first = machines[0]
-    op_order = {"load": 0, "atomic": 1, "store": 2}
+    op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
     sites = sorted(recorder.sites.values(), key=lambda s: (
-        (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order[s.op], s.order))
+        (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order.get(s.op, 1),
+        s.order))
     count = sum(1 for launch in program.launches if launch.kernel == kernel.name)
     template = _template_display(first)
     analysis = Analysis(
@@ -113,10 +114,12 @@ def _template_display(machine: Machine) -> dict[str, int | str]:
     return out
 
 
-def _program(source: str, filename: str, defines: dict[str, str]) -> Program:
+def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     """Preprocess and parse; -D names that are kernel or template parameters are kept out
     of the preprocessor (they bind parameters instead of rewriting the text)."""
-    program = parse(preprocess(source, filename, {}))
+    defines = options.defines
+    paths = (options.include_dirs, options.pre_includes, options.undefines)
+    program = parse(preprocess(source, filename, {}, *paths))
     if not defines:
         return program
     reserved = set()
@@ -124,7 +127,7 @@ def _program(source: str, filename: str, defines: dict[str, str]) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     macros = {name: value for name, value in defines.items() if name not in reserved}
-    return parse(preprocess(source, filename, macros))
+    return parse(preprocess(source, filename, macros, *paths))
 
 
 def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:

@@ -11,6 +11,7 @@ from bankism.explain import ctype as C
 from bankism.explain import syntax as S
 from bankism.explain.bindings import MemLV
 from bankism.explain.memory import GlobalMatrix, SharedVariable
+from bankism.explain.ptx_exec import shared_address
 from bankism.explain.values import (
     Failure,
     Mask,
@@ -426,7 +427,15 @@ def _unsupported(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     raise Failure(expr, f"unsupported construct: {expr.function}()")
 
 
-for _name in ("__cvta_generic_to_shared", "asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
+def _cvta_to_shared(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """__cvta_generic_to_shared(p): the shared-window address of p (a size_t)."""
+    (pointer,) = _args(machine, expr, mask, 1)
+    return shared_address(pointer, C.ULONG, expr)
+
+
+BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
+
+for _name in ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
               "ldmatrix", "wmma", "clock", "clock64"):
     BUILTINS[_name] = _unsupported
 

@@ -86,6 +86,39 @@ ULLONG = _int("unsigned long long", np.uint64, 5)
 HALF = _float("__half", np.float16, 1)
 FLOAT = _float("float", np.float32, 2)
 DOUBLE = _float("double", np.float64, 3)
+#: bfloat16 and the fp8 types: values held as float32 (NumPy has no such dtypes), rounded to
+#: the type's precision on every conversion (``ROUNDING``); ``size`` is the type's own.
+BF16 = CType("__nv_bfloat16", "float", 2, 2, np.dtype(np.float32), True, 1)
+FP8_E4M3 = CType("__nv_fp8_e4m3", "float", 1, 1, np.dtype(np.float32), True, 0)
+FP8_E5M2 = CType("__nv_fp8_e5m2", "float", 1, 1, np.dtype(np.float32), True, 0)
+
+
+def _round_bf16(data: np.ndarray) -> np.ndarray:
+    """Round float32 values to bfloat16 (round to nearest even), kept as float32."""
+    values = np.asarray(data, np.float32)
+    bits = values.view(np.uint32).astype(np.uint64)
+    rounded = (((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) << 16) & 0xFFFFFFFF
+    out = rounded.astype(np.uint32).view(np.float32)
+    return np.where(np.isnan(values), values, out)
+
+
+def _fp8_rounder(mantissa_bits: int, min_exponent: int, largest: float):  # noqa: ANN202
+    """Rounding to an fp8 format (nearest even, subnormals, saturation to the largest finite
+    value as the __nv_fp8 constructors do)."""
+
+    def round_fp8(data: np.ndarray) -> np.ndarray:
+        values = np.asarray(data, np.float64)
+        magnitude = np.abs(values)
+        exponent = np.maximum(np.floor(np.log2(np.where(magnitude > 0, magnitude, 1.0))), min_exponent)
+        quantum = np.exp2(exponent - mantissa_bits)
+        rounded = np.minimum(np.round(magnitude / quantum) * quantum, largest)
+        return np.where(np.isnan(values), values, np.copysign(rounded, values)).astype(np.float32)
+
+    return round_fp8
+
+
+ROUNDING = {"__nv_bfloat16": _round_bf16, "__nv_fp8_e4m3": _fp8_rounder(3, -6, 448.0),
+            "__nv_fp8_e5m2": _fp8_rounder(2, -14, 57344.0)}
 
 SCALARS: dict[str, CType] = {
     "void": VOID, "bool": BOOL, "_Bool": BOOL,
@@ -102,6 +135,7 @@ SCALARS: dict[str, CType] = {
     "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
     "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
     "half": HALF, "__half": HALF, "cudaTextureObject_t": ULLONG, "cudaSurfaceObject_t": ULLONG,
+    "__nv_bfloat16": BF16, "nv_bfloat16": BF16, "__nv_fp8_e4m3": FP8_E4M3, "__nv_fp8_e5m2": FP8_E5M2,
     "float": FLOAT, "double": DOUBLE,
 }
 
@@ -134,6 +168,12 @@ for _base, _component in _VECTOR_BASES.items():
         VECTORS[_name] = _vector(_name, _component, _count)
 VECTORS["half2"] = CType("__half2", "vec", 4, 4, None, True, 0, HALF, 2)
 VECTORS["__half2"] = VECTORS["half2"]
+VECTORS["__nv_bfloat162"] = CType("__nv_bfloat162", "vec", 4, 4, None, True, 0, BF16, 2)
+VECTORS["nv_bfloat162"] = VECTORS["__nv_bfloat162"]
+for _fp8 in (FP8_E4M3, FP8_E5M2):
+    for _count in (2, 4):
+        _name = _fp8.name.replace("fp8_", f"fp8x{_count}_")
+        VECTORS[_name] = CType(_name, "vec", _count, _count, None, True, 0, _fp8, _count)
 VECTORS["dim3"] = VECTORS["uint3"]
 
 #: Cooperative groups' types (the namespace is dropped): what each group is.
@@ -150,7 +190,7 @@ GROUP = CType("cooperative group", "group")
 CLOSURE = CType("lambda", "closure")
 FUNCTOR = CType("function object", "functor")
 
-UNSUPPORTED_TYPES = ("__nv_bfloat16", "nv_bfloat16", "__nv_bfloat162", "__nv_fp8_e4m3", "__nv_fp8_e5m2")
+UNSUPPORTED_TYPES = ("__nv_bfloat16_raw", "__nv_fp8_storage_t", "__nv_fp8x2_storage_t")
 
 
 def lookup(name: str) -> CType | None:
@@ -200,7 +240,7 @@ def common_type(a: CType, b: CType) -> CType:
         if a.kind == "float" and b.kind == "float":
             return a if a.rank >= b.rank else b
         floating = a if a.kind == "float" else b
-        return FLOAT if floating is HALF else floating
+        return FLOAT if floating.size < FLOAT.size else floating
     a, b = promote(a), promote(b)
     if a == b:
         return a

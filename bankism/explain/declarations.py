@@ -10,6 +10,7 @@ from tree_sitter import Node
 from bankism.errors import BankismError
 from bankism.explain import syntax as S
 from bankism.explain.treesitter import SPACE, child_of_type, last_name, named_children, node_text
+from bankism.explain.wmma import type_name as wmma_type_name
 
 #: tree-sitter's node types of struct, class and union specifiers.
 RECORDS = ("struct_specifier", "class_specifier", "union_specifier")
@@ -312,7 +313,8 @@ class Declarations:
         type_node = node.child_by_field_name("type")
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
-        base, args, scope = self._type_spec(type_node)
+        fragment = wmma_type_name(type_node)
+        base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
         const = False
         align = None
         for child in node.children:

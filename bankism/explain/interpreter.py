@@ -15,6 +15,7 @@ import numpy as np
 from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
+from bankism.explain import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain import syntax as S
 from bankism.explain.bindings import (
     BlockContext,
@@ -26,6 +27,7 @@ from bankism.explain.bindings import (
     Variable,
 )
 from bankism.explain.calls import Calls
+from bankism.explain.control import Control, Goto, Label, LabeledBlock, Switch
 from bankism.explain.ctype import CType
 from bankism.explain.expressions import Expressions
 from bankism.explain.lvalues import Lvalues
@@ -37,10 +39,13 @@ from bankism.explain.memory import (
     layout_static,
     window_base,
 )
+from bankism.explain.ptx import Asm
+from bankism.explain.ptx_exec import InlinePtx
 from bankism.explain.recording import Recorder, SourceSite
 from bankism.explain.statements import Statements
 from bankism.explain.structs import Structs
 from bankism.explain.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant, unknown
+from bankism.explain.wmma import fragment_type
 
 #: Kept for callers that import them from here.
 __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite", "TypeAlias"]
@@ -60,7 +65,7 @@ def _check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filena
             "shared memory")
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, Structs):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -107,7 +112,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
             S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
             S.IncDec: self._incdec, S.Binary: self._binary, S.Assign: self._assign,
             S.Conditional: self._conditional, S.Comma: self._comma, S.SizeOf: self._sizeof,
-            S.InitList: self._init_list_value, S.This: self._this, S.MethodCall: self._call,
+            S.InitList: self._init_list_value, Asm: self._asm, S.This: self._this, S.MethodCall: self._call,
             S.Lambda: self._lambda,
         }
         self._stmt = {
@@ -115,6 +120,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
             S.For: self._for, S.While: self._while, S.DoWhile: self._do_while, S.Return: self._return,
             S.Break: self._break, S.Continue: self._continue, S.Refused: self._refused,
             S.TypeDef: self._typedef,
+            Switch: self._switch, Goto: self._goto, Label: self._label, LabeledBlock: self._labeled_block,
         }
         self.matrices: list[GlobalMatrix] = []
         self.globals: dict[str, object] = {}
@@ -403,7 +409,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs):
             return init.type
         if base in C.GROUP_TYPES:
             return C.GROUP
-        t = C.lookup(base)
+        t = C.lookup(base) or fragment_type(base)
         if t is not None:
             return t
         if base in self.program.structs:

@@ -204,11 +204,13 @@ def _int_type(size: int) -> np.dtype:
 
 def _to_bits(data: np.ndarray, t: CType) -> np.ndarray:
     typed = np.asarray(data).astype(t.dtype, copy=False)
-    return typed.view(_int_type(t.size)).astype(np.int64)
+    return typed.view(_int_type(t.dtype.itemsize)).astype(np.int64)
 
 
 def _from_bits(bits: np.ndarray, t: CType) -> np.ndarray:
-    return np.asarray(bits).astype(_int_type(t.size)).view(t.dtype)
+    """Values back from stored bits (bf16/fp8 are held as float32 bits: ``dtype`` may be
+    wider than the type)."""
+    return np.asarray(bits).astype(_int_type(t.dtype.itemsize)).view(t.dtype)
 
 
 def value_text(bits: int, t: CType) -> str:

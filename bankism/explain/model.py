@@ -30,6 +30,9 @@ class ExplainOptions:
     arch: str = DEFAULT_ARCH
     trace: str | None = None
     trace_launch: int | None = None
+    include_dirs: list[str] = field(default_factory=list)
+    pre_includes: list[str] = field(default_factory=list)
+    undefines: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -10,10 +10,12 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bankism.errors import BankismError
+from bankism.explain import control
 from bankism.explain import syntax as S
 from bankism.explain.ctype import integer_literal_type
 from bankism.explain.declarations import RECORDS, Declarations
 from bankism.explain.preprocess import Preprocessed
+from bankism.explain.ptx import convert_asm
 from bankism.explain.treesitter import child_of_type, last_name, named_children, node_text, parser, snippet
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
@@ -213,6 +215,9 @@ class _Converter(Declarations):
         self._check(node)
         line, end, text = self._line(node), self._end_line(node), node_text(node)
         kind = node.type
+        if kind in ("switch_statement", "goto_statement", "labeled_statement") or (
+                kind == "compound_statement" and control.has_labels(node)):
+            return control.convert(self, node)
         if kind == "compound_statement":
             body = [self.lazy_statement(c) for c in node.named_children if c.type not in _SKIPPED_STATEMENTS]
             return S.Block(line, text, end, body)
@@ -515,6 +520,8 @@ class _Converter(Declarations):
             return S.SizeOf(line, text, self.expr(node.child_by_field_name("value")))
         if kind == "initializer_list":
             return S.InitList(line, text, [self.expr(c) for c in named_children(node)])
+        if kind == "gnu_asm_expression":
+            return convert_asm(self, node)
         names = {
             "new_expression": "new",
             "delete_expression": "delete",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from pcpp import Preprocessor
@@ -68,8 +69,25 @@ class Preprocessed:
         return self.origins[min(row, len(self.origins) - 1)]
 
 
+#: Headers of the CUDA toolkit and the C/C++ standard library: never read, even when an -I
+#: directory holds them, because explain models what they declare itself (vector and half
+#: types, WMMA, intrinsics); reading the toolkit's own headers would only fail to parse.
+SKIPPED_HEADERS = frozenset({
+    "cuda.h", "cuda_runtime.h", "cuda_runtime_api.h", "device_launch_parameters.h", "mma.h",
+    "cuda_fp16.h", "cuda_fp16.hpp", "cuda_bf16.h", "cuda_bf16.hpp", "cuda_fp8.h", "cuda_fp8.hpp",
+    "cuda_pipeline.h", "cuda_pipeline_primitives.h", "cuda_awbarrier.h", "cooperative_groups.h",
+    "vector_types.h", "vector_functions.h", "device_functions.h", "sm_80_rt.h", "sm_90_rt.h",
+    "cuda/pipeline", "cuda/barrier", "cuda/std/cstdint", "cuda/ptx", "cooperative_groups/memcpy_async.h",
+    "cooperative_groups/reduce.h", "cute/tensor.hpp", "cublas_v2.h", "curand.h", "curand_kernel.h",
+    "assert.h", "cassert", "stdio.h", "cstdio", "stdlib.h", "cstdlib", "stdint.h", "cstdint", "math.h",
+    "cmath", "string.h", "cstring", "float.h", "cfloat", "limits.h", "climits", "stddef.h", "cstddef",
+    "iostream", "vector", "algorithm", "type_traits", "utility", "array", "memory", "string", "chrono",
+    "random", "functional", "limits", "numeric", "tuple", "initializer_list", "cuda/std/type_traits",
+})
+
+
 class _QuietPreprocessor(Preprocessor):
-    """pcpp that passes unknown #includes through, lets -D win over a file's #define and
+    """pcpp that skips unknown and toolkit #includes, lets -D/-U win over a file's #define and
     turns errors into one-line BankismErrors."""
 
     def __init__(self, overrides: set[str]) -> None:
@@ -79,6 +97,14 @@ class _QuietPreprocessor(Preprocessor):
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
         raise OutputDirective(Action.IgnoreAndRemove)
+
+    def on_file_open(self, is_system_include, includepath):  # noqa: ANN001
+        parts = os.path.normpath(includepath).split(os.sep)
+        if any("/".join(parts[-n:]) in SKIPPED_HEADERS for n in (1, 2, 3)):
+            raise OSError(f"{includepath}: a toolkit header explain models itself")
+        if os.path.isdir(includepath):
+            raise OSError(f"{includepath}: a directory")
+        return super().on_file_open(is_system_include, includepath)
 
     def on_error(self, file, line, msg):  # noqa: ANN001
         self.errors.append(f"{file}:{line}: {msg}")
@@ -101,24 +127,60 @@ class _QuietPreprocessor(Preprocessor):
         return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
 
-def preprocess(source: str, filename: str, defines: dict[str, str] | None = None) -> Preprocessed:
-    """Run the C preprocessor over ``source`` with ``defines`` (-D NAME=VALUE, which win over
-    the file's own #define of NAME) and return the text with its line map."""
+def preprocess(source: str, filename: str, defines: dict[str, str] | None = None,
+               include_dirs: Sequence[str] = (), pre_includes: Sequence[str] = (),
+               undefines: Sequence[str] = ()) -> Preprocessed:
+    """Run the C preprocessor over ``source`` with ``defines`` (-D NAME=VALUE) and
+    ``undefines`` (-U NAME), which win over the file's own #define of NAME, and return the
+    text with its line map.
+
+    Includes are searched as nvcc searches them: ``#include "..."`` in the directory of the
+    including file, then the ``include_dirs`` (-I, in order); ``#include <...>`` in the
+    ``include_dirs`` only. ``pre_includes`` (-include FILE) are read first, as if included
+    at the top of the file, FILE taken relative to the working directory, else searched like
+    ``"..."``. Headers not found, and the toolkit's own (``SKIPPED_HEADERS``), are skipped."""
     defines = defines or {}
-    preprocessor = _QuietPreprocessor({name.split("(")[0].strip() for name in defines})
+    both = sorted(set(defines) & set(undefines))
+    if both:
+        raise BankismError(f"-D {both[0]} and -U {both[0]}: give one of them")
+    preprocessor = _QuietPreprocessor({name.split("(")[0].strip() for name in defines} | set(undefines))
     preprocessor.line_directive = "#line"
-    directory = os.path.dirname(os.path.abspath(filename))
-    preprocessor.add_path(directory)
+    for directory in include_dirs:
+        if not os.path.isdir(directory):
+            raise BankismError(f"-I {directory}: no such directory")
+        preprocessor.add_path(os.path.abspath(directory))
     for macro in CUDA_MACROS:
         preprocessor.define(macro)
     for name, value in defines.items():
         preprocessor.define(f"{name} {value}")
+    for name in undefines:
+        preprocessor.undef(name)
+    text = ""
+    for header in pre_includes:
+        path = _find_pre_include(header, filename, include_dirs)
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            preprocessor.parse(handle.read(), path)
+        out = io.StringIO()
+        preprocessor.write(out)
+        text += out.getvalue()
+        preprocessor.temp_path = []
     preprocessor.parse(source, filename)
     out = io.StringIO()
     preprocessor.write(out)
     if preprocessor.errors:
         raise BankismError(preprocessor.errors[0])
-    return _strip_line_directives(out.getvalue(), filename)
+    return _strip_line_directives(text + out.getvalue(), filename)
+
+
+def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -> str:
+    """Where -include FILE is: the working directory, then the source's directory, then -I."""
+    candidates = [header, os.path.join(os.path.dirname(filename), header)]
+    candidates += [os.path.join(d, header) for d in include_dirs]
+    for candidate in candidates:
+        if os.path.isfile(candidate):
+            return candidate
+    raise BankismError(f"-include {header}: file not found (searched the working directory, the "
+                       "source's directory and the -I directories)")
 
 
 def _strip_line_directives(text: str, filename: str) -> Preprocessed:

@@ -32,6 +32,7 @@ class SourceSite:
     order: int
     atomic_op: str | None = None
     span: tuple[int, int] = (0, 0)
+    matrices: int | None = None
     #: The SASS nvcc emits for an atomic* call (bankism.isa.atomic_form), else None.
     sass: str | None = None
     blocks: list[tuple[int, int, int]] = field(default_factory=list)
@@ -50,10 +51,11 @@ class Recorder:
 
     def __init__(self) -> None:
         self.sites: dict[tuple[int, str], SourceSite] = {}
+        self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
-               span: tuple[int, int] | None = None, calls: tuple = ()) -> None:
+               span: tuple[int, int] | None = None, calls: tuple = (), matrices: int | None = None) -> None:
         """Record one access of ``node`` by the threads of ``mask``; ``calls`` is the call
         stack ((function, call expression), outermost first): each call site is its own site."""
         key = (id(node), op, tuple(id(call) for _, call in calls))
@@ -62,7 +64,8 @@ class Recorder:
             site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
                               t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
                               file=node.file,
-                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)))
+                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
+                              matrices=matrices)
             self.sites[key] = site
         threads = addresses.size
         warps = -(-threads // 32)
@@ -72,6 +75,7 @@ class Recorder:
         lanes[:threads] = mask.arr
         padded, lanes = padded.reshape(warps, 32), lanes.reshape(warps, 32)
         issued = np.flatnonzero(lanes.any(axis=1))
+        self.last = site
         site.blocks.extend([block] * issued.size)
         site.warps.append(issued)
         site.addresses.append(padded[issued])

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bankism.explain.unmodelled import render_unmodelled
+
 DEFAULT_WARPS_SHOWN = 8
 GRID_COLUMNS = 16
 
@@ -14,7 +16,9 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
     for site in report["sites"]:
         lines.append("")
         lines.extend(_site(site, all_warps, bank_maps, report["file"]))
-    if not report["sites"]:
+    if report.get("unmodelled"):
+        lines.extend(render_unmodelled(report["unmodelled"], lambda entry: _where(entry, report["file"])))
+    if not report["sites"] and not report.get("unmodelled"):
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
     if report.get("trace"):

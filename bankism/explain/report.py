@@ -14,6 +14,7 @@ from bankism.explain.ctype import array_shape
 from bankism.explain.memory import SharedVariable
 from bankism.explain.model import Analysis, Snapshot
 from bankism.explain.recording import SourceSite
+from bankism.explain.unmodelled import modelled, unmodelled_report
 
 SCHEMA = "bankism.explain/1"
 
@@ -43,9 +44,12 @@ def build_report(analysis: Analysis) -> dict:
         "shared_arrays": [_array_info(a) for a in analysis.shared_arrays],
         "matrices": [{"name": m.name, "dtype": m.pointee.name} for m in analysis.matrices],
         "assumptions": list(analysis.assumptions),
-        "sites": [_site_report(analysis, site) for site in analysis.sites],
+        "sites": [_site_report(analysis, site) for site in analysis.sites if modelled(site)],
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
+    unmodelled = [unmodelled_report(analysis, site) for site in analysis.sites if not modelled(site)]
+    if unmodelled:
+        report["unmodelled"] = unmodelled
     if analysis.trace_launch is not None:
         report["trace"] = compare(analysis, report, analysis.trace_launch)
     return report
@@ -64,6 +68,8 @@ def _simulate(analysis: Analysis, site: SourceSite) -> tuple[SimulationResult, n
     active = np.concatenate(site.active) if site.active else np.zeros((0, 32), bool)
     try:
         extra = {"atomic_op": site.atomic_op} if site.op == "atomic" else {}
+        if site.matrices is not None:
+            extra["matrices"] = site.matrices
         result = simulate(addresses, width=site.width, op=site.op, active=active, arch=analysis.arch,
                                   **extra)
     except BankismError as error:
@@ -91,6 +97,7 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         "shared_array": site.region.name,
         "op": site.op,
         "atomic_op": site.atomic_op,
+        "matrices": site.matrices,
         "sass": site.sass,
         "width": site.width,
         "dtype": site.type.name,

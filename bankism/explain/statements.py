@@ -211,9 +211,9 @@ class Statements:
             init_value = self.eval(item.init, mask)
         t = self.resolve_type(item.type, mask, init_value)
         if t.kind == "array":
-            array = LocalArray(item.name, t, self.threads)
             if t.scalar.kind not in ("int", "float", "bool"):
                 raise Failure(item, f"unsupported construct: local array of {t.scalar}")
+            array = LocalArray(item.name, t, self.threads)
             self.declare(item.name, array)
             if item.init is not None:
                 self._init_local_array(array, item.init, mask)

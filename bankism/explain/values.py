@@ -203,6 +203,10 @@ def convert(value: Scalar, t: CType) -> Scalar:
         out = _int_to_int(data, t)
     else:
         out = data.astype(t.dtype) if isinstance(data, np.ndarray) else t.dtype.type(data)
+        rounding = C.ROUNDING.get(t.name) if t.kind == "float" else None
+        if rounding is not None:
+            rounded = rounding(out)
+            out = rounded if isinstance(data, np.ndarray) else t.dtype.type(rounded)
     return Scalar(t, out, value.known, value.src, value.taint)
 
 
