@@ -398,3 +398,19 @@ def test_texture_reference_reads_are_unknown_values():
     check_site(_one(report, 7, "store"), stores, 4, "store")
     loads = {w: _rows([BASE + 4 * (tx * 17 + 2 * w + ty)]) for w in range(8)}
     check_site(_one(report, 9, "load"), loads, 4, "load")
+
+
+def test_switch_with_fall_through_and_default():
+    report = run(STYLES / "switch.cu")
+    lane = np.arange(32)
+    strides = {0: 32, 1: 33, 2: 33, 3: 2}
+    stores = {w: _rows([BASE + 4 * (lane * strides[w] % (32 * 33))]) for w in range(4)}
+    check_site(_one(report, 18, "store"), stores, 4, "store")
+    assert [w["conflicts"] for w in _one(report, 18, "store")["warps"]] == [31, 0, 0, 1]
+
+
+def test_bfloat16_data_through_shared_memory():
+    report = run(STYLES / "bf16.cu")
+    lanes = np.arange(64).reshape(2, 32)
+    check_site(_one(report, 6, "store"), {w: _rows([BASE + 2 * lanes[w]]) for w in range(2)}, 2, "store")
+    check_site(_one(report, 8, "load"), {w: _rows([BASE + 2 * (63 - lanes[w])]) for w in range(2)}, 2, "load")
