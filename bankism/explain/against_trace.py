@@ -237,9 +237,13 @@ def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
         lanes = (rows[:, 4:5] >> np.arange(32)) & 1
         row_index, lane = np.nonzero(lanes)
         start = rows[row_index, 5 + lane]
-        for offset in range(width):
-            parts.append(np.column_stack([rows[row_index, :4], lane, start + offset]))
-    return _hashes(parts)
+        hashed = np.full(row_index.size, _HASH_SEED, np.uint64)
+        with np.errstate(over="ignore"):
+            for column in (*rows[row_index, :4].T, lane):
+                hashed = (hashed ^ column.astype(np.uint64)) * _FNV_PRIME
+            for offset in range(width):
+                parts.append((hashed ^ (start + offset).astype(np.uint64)) * _FNV_PRIME)
+    return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
 
 
 def _group(key: tuple, sass: str | None = None, compiled: bool = False) -> dict:
