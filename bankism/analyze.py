@@ -15,10 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, get_arch
+from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES, get_arch
 from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass, unmodelled_reason  # noqa: F401
+from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass re-exported)
+    ATOMIC_SASS,
+    DEFAULT_ATOMIC_OP,
+    atomic_op_of_sass,
+    is_bypass_ldgsts,
+    unmodelled_reason,
+)
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count
 from bankism.version import __version__
 
@@ -37,8 +43,10 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: (traces/probes): an ldmatrix counts under op_ld for wavefronts and conflicts but its instruction only
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
-COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic"})
+COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic", "ldgsts"})
 CLASSES = NCU_CLASSES
+#: Counter classes a launch has only when a site or its counters use them: cp.async's ``ldgsts``.
+OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
 
 #: The engine's atomic instruction for each ATOMS opcode is ``isa.ATOMIC_SASS`` (every entry measured on
 #: the H100). A site the engine cannot model (unknown opcode, no rule for its kind) is not simulated:
@@ -205,9 +213,15 @@ class LaunchReport:
         return self.blocks_recorded != self.blocks_total
 
     @property
+    def classes(self) -> tuple[str, ...]:
+        """ld, st, atom, and ldgsts when a site or the counters of this launch have it."""
+        used = {s.op_class for s in self.sites} | set(self.measured or {})
+        return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
+
+    @property
     def recorded(self) -> Counts:
         """Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts."""
-        sums: Counts = {c: {m: 0 for m in METRICS} for c in CLASSES}
+        sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
         for stats in self.sites:
             totals = sums[stats.op_class]
             if stats.site["op"] in COUNTED_AS_INSTRUCTIONS:
@@ -267,7 +281,9 @@ class LaunchReport:
             return []
         rows = []
         predicted = self.predicted
-        for op_class in CLASSES:
+        for op_class in self.classes:
+            if op_class not in self.measured:
+                continue
             measured = self.measured[op_class]
             if not any(measured.values()) and not any(predicted[op_class].values()):
                 continue
@@ -288,6 +304,9 @@ class LaunchReport:
                     ok = conflicts_agree(value - guess, wavefronts - predicted[op_class]["wavefronts"], slack)
                 why = (self._explain(op_class, metric, value, guess) if self.traced
                        else "profiled only: the trace holds no sites or records for this launch")
+                caveat = ldgsts_caveat(self.sites, metric) if op_class == "ldgsts" and self.traced else None
+                if caveat:
+                    ok, why = None, f"{why}; not judged: {caveat}"
                 rows.append(Comparison(op_class, metric, value, guess, ok, why))
         return rows
 
@@ -299,10 +318,10 @@ class LaunchReport:
 
     @property
     def measured_conflicts(self) -> dict[str, int] | None:
-        """ncu's bank conflicts per class (ld, st, atom), or None without counters."""
+        """ncu's bank conflicts per class (ld, st, atom; ldgsts when measured), or None without counters."""
         if self.measured is None:
             return None
-        return {c: int(self.measured[c]["conflicts"]) for c in CLASSES}
+        return {c: int(self.measured[c]["conflicts"]) for c in self.classes if c in self.measured}
 
     def conflicts_explained(self) -> bool | None:
         """Whether every measured conflict is accounted for by the model (predicted conflicts plus the
@@ -314,7 +333,7 @@ class LaunchReport:
         if not self.traced:
             return not any(measured.values())
         judged = {c.op_class: c.within_tolerance for c in self.comparisons() if c.metric == "conflicts"}
-        return all(judged.get(c, True) is not False for c in CLASSES if measured[c])
+        return all(judged.get(c, True) is not False for c in measured if measured[c])
 
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
@@ -368,7 +387,7 @@ class LaunchReport:
             "shared_bytes": dict(launch["shared_bytes"]), "blocks_total": self.blocks_total,
             "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
             "recorded": self.recorded,
-            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in CLASSES},
+            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
             "measured": self.measured,
             "comparison": [c.to_json() for c in self.comparisons()],
             "agrees": self.agrees(),
@@ -379,6 +398,8 @@ class LaunchReport:
             "measured_conflicts_explained": self.conflicts_explained(),
             "unrecorded_shared": launch.get("unrecorded_shared"),
             "coverage": self.coverage(),
+            "async": self.launch.get("async"),
+            "async_notes": async_notes(self.launch),
         }
 
 
@@ -408,6 +429,48 @@ class TraceReport:
 
 #: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
 Report = TraceReport
+
+
+def ldgsts_caveat(sites: list[SiteStats], metric: str) -> str | None:
+    """Why ncu's cp.async wavefronts or conflicts cannot be set against the prediction, or None.
+
+    Measured on the H100 (docs/rules.md, "cp.async"): LDGSTS.BYPASS (cp.async.cg) writes never show in
+    the LSU shared-memory counters (0 hardware wavefronts and conflicts whatever the banks), and ncu's
+    smsp__sass_ wavefront figure for them does not follow the shared addresses. For LDGSTS (.ca) the rule
+    is exact only when each store group reads one global 128-byte line, each lane its own bytes.
+    """
+    if metric == "instructions":
+        return None
+    ldgsts = [s for s in sites if s.site["op"] == "ldgsts"]
+    if any(is_bypass_ldgsts(s.site.get("sass")) for s in ldgsts):
+        return ("cp.async.cg (LDGSTS.BYPASS) writes bypass the LSU data pipe: the H100 counts no shared "
+                "wavefronts or bank conflicts for them, yet they cost time (docs/rules.md, cp.async)")
+    scattered = [s.id for s in ldgsts if s.site.get("source_lines", 1) > 1 or s.site.get("source_repeats", 0)]
+    if scattered:
+        return (f"site(s) {', '.join(map(str, scattered))} read more than one global line per store "
+                "group, or the same bytes twice: the prediction is a lower bound there "
+                "(docs/rules.md, cp.async)")
+    return None
+
+
+def async_notes(launch: dict[str, Any]) -> list[str]:
+    """What the launch's ``async`` block says the tracer saw but bankism did not simulate.
+
+    Bulk copies and wgmma operand reads are recorded as events, without per-lane addresses, so their
+    wavefronts are not predicted. (Instructions the tracer cannot record at all, such as TMA tensor copies,
+    are in the launch's ``unrecorded_shared``.)
+    """
+    block = launch.get("async") or {}
+    notes = []
+    for copy in block.get("bulk_copies", []):
+        notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} "
+                     f"execution(s), {copy['bytes']:,} bytes into shared memory, not simulated "
+                     "(no per-lane addresses)")
+    for mma in block.get("wgmma", []):
+        notes.append(f"wgmma at pc {mma['pc']} ({mma.get('sass')}): {mma['executions']} execution(s) reading "
+                     f"{mma['a_bytes'] + mma['b_bytes']:,} operand bytes from shared memory, not simulated "
+                     "(counted by ncu under op_gmma)")
+    return notes
 
 
 # ---------------------------------------------------------------------------------------------
@@ -581,7 +644,7 @@ def _measured(launch: dict[str, Any]) -> Counts | None:
     counters = launch.get("counters")
     if counters is None:
         return None
-    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES}
+    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES + OPTIONAL_CLASSES if c in counters}
 
 
 def analyze_launch(

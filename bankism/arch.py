@@ -20,14 +20,18 @@ LANES_PER_MATRIX = 8
 #: The architecture every front end models unless told otherwise.
 DEFAULT_ARCH = "sm_90"
 
-OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix")
+OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix", "ldgsts")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
 WIDTHS = (1, 2, 4, 8, 16)
 
 #: Nsight Compute's shared-memory counter families (op_ld / op_st / op_atom).
 NCU_CLASSES = ("ld", "st", "atom")
+#: Counter families a launch has only when it uses them: cp.async's (LDGSTS) op_ldgsts.
+NCU_OPTIONAL_CLASSES = ("ldgsts",)
 #: Which Nsight Compute counter family counts each op.
-NCU_COUNTER_OF_OP = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom"}
+NCU_COUNTER_OF_OP = {
+    "load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "atomic": "atom", "ldgsts": "ldgsts",
+}
 
 #: How the lanes of a warp are cut into transactions before any merge.
 SPLIT_LANES = {"warp": LANES, "half-warp": LANES // 2, "quarter-warp": LANES // 4, "matrix": LANES_PER_MATRIX}
@@ -160,6 +164,13 @@ def _sm90_rules() -> dict[tuple[str, int, str], Rule]:
     rules[("atomic", 4, "cas_spin")] = Rule("warp", wavefronts_per_pass=2, banked=False)
     for matrix_op in ("ldmatrix", "stmatrix"):
         rules[(matrix_op, 16, "")] = Rule("matrix", cycles_floor=1.0, cycles_per_wavefront=1.0)
+    # cp.async (LDGSTS), traces/probes/sm_90_ldgsts_probes.json: the shared writes are cut like stores
+    # (warp / half-warps / quarter-warps for 4 / 8 / 16 bytes), never merged, and every active lane takes
+    # its own pass in its banks, even on an address another lane writes (no broadcast). Exact when each
+    # group's lanes read one global 128-byte line, each its own bytes (the site's source_lines <= 1,
+    # source_repeats == 0); otherwise a lower bound (docs/rules.md, "cp.async"). No cycle model.
+    for width, split in ((4, "warp"), (8, "half-warp"), (16, "quarter-warp")):
+        rules[("ldgsts", width, "")] = Rule(split, same_address_serialised=True)
     return rules
 
 

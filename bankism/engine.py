@@ -457,7 +457,8 @@ class SimulationResult:
             if self.rule.same_address_serialised:
                 parts.append(
                     f"bank {b} serves {bank_map.passes(t, b)} lanes one after another in transaction {t} "
-                    "(atomics serialise lanes, even on the same address)"
+                    f"({'cp.async' if self.op == 'ldgsts' else 'atomics'} serialise lanes, even on the same "
+                    "address)"
                 )
             else:
                 parts.append(f"bank {b} must serve {bank_map.passes(t, b)} distinct words in transaction {t}")

@@ -9,7 +9,10 @@ measurements behind each entry (traces/probes/sass.txt holds the SASS the probes
 from __future__ import annotations
 
 #: SASS family -> engine op.
-SASS_OPS = {"LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix"}
+SASS_OPS = {
+    "LDS": "load", "STS": "store", "ATOMS": "atomic", "LDSM": "ldmatrix", "STSM": "stmatrix",
+    "LDGSTS": "ldgsts",  # cp.async: LDGSTS.E (.ca), .64, .128, .BYPASS (.cg); width from the opcode
+}
 
 #: ATOMS modifier -> engine atomic_op, the first listed modifier of an opcode deciding. ``CAST`` (with
 #: ``SPIN``) is the compare-and-store of a CAS retry loop; ``POPC`` is ``ATOMS.POPC.INC.32``, what
@@ -23,6 +26,10 @@ ATOMIC_SASS = {
 
 #: The atomic_op assumed for an atomic site whose SASS opcode is unknown (a trace without disassembly).
 DEFAULT_ATOMIC_OP = "add"
+
+#: LDGSTS width by its last modifier (no modifier: 4 bytes), as ptxas emits them for cp.async.ca/.cg 4/8/16
+#: (traces/probes/sm_90_ldgsts_probes.json, "sass").
+LDGSTS_WIDTHS = {"64": 8, "128": 16}
 
 #: Matrix counts an LDSM/STSM opcode can end with (``.1``, ``.2``, ``.4``).
 MATRIX_COUNTS = ("1", "2", "4")
@@ -73,6 +80,19 @@ def matrix_shape_of_sass(opcode: str | None, recorded: int) -> tuple[int, bool]:
     count = int(parts[-1]) if parts and parts[-1] in MATRIX_COUNTS else (recorded or 1)
     return count, any(p.startswith("MT") for p in parts)
 
+
+def ldgsts_width_of_sass(opcode: str | None) -> int | None:
+    """Bytes per lane of an LDGSTS opcode (``LDGSTS.E.BYPASS.128`` -> 16), or None for another opcode."""
+    parts = opcode_parts(opcode)
+    if not parts or parts[0] != "LDGSTS":
+        return None
+    return LDGSTS_WIDTHS.get(parts[-1], 4)
+
+
+def is_bypass_ldgsts(opcode: str | None) -> bool:
+    """Whether an LDGSTS opcode is the L1-bypassing form (cp.async.cg): ``LDGSTS.E.BYPASS.128``."""
+    parts = opcode_parts(opcode)
+    return bool(parts) and parts[0] == "LDGSTS" and "BYPASS" in parts
 
 # --- CUDA atomic* calls on shared memory -> the SASS nvcc 13 emits for sm_90 ----------------------
 # Measured by compiling hw/atomics/forms.cu (every call, result used and unused) and reading cuobjdump

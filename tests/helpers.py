@@ -1,4 +1,4 @@
-"""Shared test helpers: the CLI run in-process, exactly as the `bankism` script runs it (trace builders: builders.py)."""
+"""Shared test helpers: the CLI run in-process, as the `bankism` script runs it (builders.py: traces)."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ def reference_count(addresses, width: int, op: str = "load", mask: int = 0xFFFFF
     """Wavefronts of one warp-instruction.
 
     Per transaction, each bank needs one pass per distinct word it holds (loads, stores:
-    lanes on one word share it) or per lane (atomics: lanes are served one at a time); the
+    lanes on one word share it) or per lane (atomics and cp.async: lanes are served one at a time); the
     transaction costs its busiest bank's passes, times the passes' cost (2 for cas). A
     transaction of an unbanked kind (cas_spin) takes one pass whatever its banks.
     """

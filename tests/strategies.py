@@ -17,6 +17,7 @@ KINDS = [
     ("atomic", 8, None, "exch"), ("atomic", 8, None, "cas"), ("atomic", 8, None, "cas_spin"),
     ("ldmatrix", 16, 1, "add"), ("ldmatrix", 16, 2, "add"), ("ldmatrix", 16, 4, "add"),
     ("stmatrix", 16, 1, "add"), ("stmatrix", 16, 2, "add"), ("stmatrix", 16, 4, "add"),
+    ("ldgsts", 4, None, "add"), ("ldgsts", 8, None, "add"), ("ldgsts", 16, None, "add"),
 ]
 
 kinds = st.sampled_from(KINDS)

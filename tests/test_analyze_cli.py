@@ -12,8 +12,8 @@ import pytest
 from bankism import analyze, traceio
 from bankism.cli import analyze_cmd
 from bankism.cli.analyze_cmd import CSV_COLUMNS
-from tests.helpers import run_cli
 from tests.builders import FULL, launch, random_rows, site, strided, trace
+from tests.helpers import run_cli
 
 
 @pytest.fixture

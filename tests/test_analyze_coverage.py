@@ -8,13 +8,13 @@ from typer.testing import CliRunner
 
 from bankism import analyze, traceio
 from bankism.cli import app
-from tests.helpers import run_cli
 from tests.builders import FULL, launch, site, strided, trace
+from tests.helpers import run_cli
 
 
 def _doc(counters=None):
     sites = [site(0), site(1, op="atomic", sass="ATOMS.FROB.32"), site(2, op="atomic", width=16, sass=None),
-             site(3, op="load", sass="LDGSTS.E.BYPASS.128")]
+             site(3, op="load", sass="STAS.128")]
     rows = [((0, 0, 0), 0, 0, FULL, strided(128)), ((0, 0, 0), 0, 1, FULL, strided(4)),
             ((1, 0, 0), 0, 1, FULL, strided(4)), ((0, 0, 0), 1, 2, FULL, strided(16)),
             ((0, 0, 0), 1, 3, FULL, strided(16))]
@@ -33,7 +33,7 @@ def test_unknown_opcodes_and_kinds_are_reported_not_fatal(tmp_path):
     assert sorted(unmodelled) == [1, 2, 3]
     assert unmodelled[1].executions == 2 and "unknown atomic opcode ATOMS.FROB.32" in unmodelled[1].unmodelled
     assert unmodelled[2].executions == 1 and "16-byte atomic" in unmodelled[2].unmodelled
-    assert "unknown shared-memory opcode LDGSTS.E.BYPASS.128" in unmodelled[3].unmodelled
+    assert "unknown shared-memory opcode STAS.128" in unmodelled[3].unmodelled
     coverage = report.coverage()
     assert (coverage["records"], coverage["simulated_records"], coverage["unmodelled_records"]) == (5, 1, 4)
     assert [row["records"] for row in coverage["unmodelled"]] == [2, 1, 1]
@@ -50,7 +50,7 @@ def test_a_class_with_unmodelled_records_is_not_judged_and_the_others_are(tmp_pa
     for metric in ("instructions", "wavefronts", "conflicts"):
         assert rows[("atom", metric)].within_tolerance is None
         assert "could not be simulated" in rows[("atom", metric)].explanation
-        assert rows[("ld", metric)].within_tolerance is None  # the LDGSTS site is a load-class site
+        assert rows[("ld", metric)].within_tolerance is None  # the STAS site is a load-class site
     counters["ld"]["instructions"] = 1
     doc = _doc(counters)
     doc["launches"][0]["sites"][3]["sass"] = "LDS"

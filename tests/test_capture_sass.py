@@ -32,13 +32,14 @@ def test_unrecorded_shared_instructions_by_opcode_and_line() -> None:
         0x10: SassInstruction("LDS.128", "k.py", 3),
         0x20: SassInstruction("HGMMA.64x64x16.F32", "k.py", 7),
         0x30: SassInstruction("HGMMA.64x64x16.F32", "k.py", 7),
-        0x40: SassInstruction("LDGSTS.E.128", "k.py", 5),
+        0x40: SassInstruction("UTMALDG.2D", "k.py", 5),
+        0x48: SassInstruction("LDGSTS.E.128", "k.py", 6),  # recorded per lane since the async tracer
         0x50: SassInstruction("STS", "k.py", 4),
     }
     found = unrecorded_shared(function)
     assert [(f["sass"], f["instructions"], f["line"]) for f in found] == [
         ("HGMMA.64x64x16.F32", 2, 7),
-        ("LDGSTS.E.128", 1, 5),
+        ("UTMALDG.2D", 1, 5),
     ]
     assert found[0]["what"] == UNRECORDED_SHARED["HGMMA"]
     assert unrecorded_shared({0x10: SassInstruction("LDS", None, None)}) == []

@@ -20,8 +20,8 @@ import pytest
 from bankism import cli, traceio
 from bankism.capture import ncu
 from bankism.errors import BankismError
-from tests.helpers import run_cli
 from tests.builders import FULL, launch, site, strided, trace
+from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 RAW_CSV = ROOT / "tests" / "data" / "capture" / "transpose32.ncu-raw.csv"

@@ -123,17 +123,36 @@ def test_wmma_that_cannot_be_modelled_is_a_one_line_error(tmp_path, declaration,
 # --- cp.async pipeline --------------------------------------------------------------------
 
 
-def test_cp_async_pipeline_reports_the_copies_with_their_addresses_and_no_wavefront_count():
+def test_cp_async_pipeline_copies_are_ldgsts_sites_per_call_site():
     report = run("cp_async_pipeline.cu")
     assert counts(report, 40) == [(192, 6144, 192, 5952)]    # the column read: 32-way
+    copies = [s for s in report["sites"] if s["op"] == "ldgsts"]
+    seen = [(c["line"], c["call_stack"][0]["line"], c["width"]) for c in copies]
+    assert seen == [(18, 29, 16), (18, 35, 16), (20, 35, 16)]
+    # 16-byte copies by quarter-warps of consecutive 16-byte chunks: 4 wavefronts per warp
+    assert [(c["instructions"], c["wavefronts"], c["conflicts"]) for c in copies] == [
+        (16, 64, 0), (24, 96, 0), (8, 32, 0)]
+    assert copies[0]["warps"][0]["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    assert "lower bound" in copies[0]["verdict"]
+
+
+def test_cp_async_is_reported_unmodelled_where_the_architecture_has_no_ldgsts_model(monkeypatch):
+    from bankism.explain import unmodelled
+
+    monkeypatch.setattr(unmodelled, "OPS", tuple(op for op in unmodelled.OPS if op != "ldgsts"))
+    report = run("cp_async_pipeline.cu")
     assert all(s["op"] in ("load", "store") for s in report["sites"])
     copies = report["unmodelled"]
     seen = [(c["line"], c["instructions"], c["bytes_per_lane"], c["call_stack"][0]["line"]) for c in copies]
     assert seen == [(18, 16, 16, 29), (18, 24, 16, 35), (20, 8, 16, 35)]
     assert all(c["note"] == "wavefronts not modelled yet" and c["op"] == "ldgsts" for c in copies)
     assert "wavefronts" not in copies[0]
-    first = copies[0]["warps"][0]
-    assert first["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    assert copies[0]["warps"][0]["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    from bankism.explain import render
+
+    text = render(report)
+    assert "line 18 in issue, called from line 29: cp.async.cg.shared.global [dst], [src], 16" in text
+    assert "wavefronts not modelled yet" in text
 
 
 def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():
@@ -143,14 +162,6 @@ def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():
     assert by_index[(0, 0, 0)] == "in[3072]"      # tile 3 went to stage 0
     assert by_index[(2, 0, 1)] == "in[5121]"      # tile 5 (src-size 8) to stage 2: first 8 bytes copied
     assert by_index[(2, 0, 2)] == "=0" and by_index[(2, 0, 3)] == "=0"   # the rest zero-filled
-
-
-def test_the_text_report_lists_unmodelled_copies():
-    from bankism.explain import render
-
-    text = render(run("cp_async_pipeline.cu"))
-    assert "line 18 in issue, called from line 29: cp.async.cg.shared.global [dst], [src], 16" in text
-    assert "wavefronts not modelled yet" in text
 
 
 # --- headers through -I ----------------------------------------------------------------------

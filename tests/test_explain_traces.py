@@ -83,6 +83,8 @@ def test_explain_agrees_with_the_measured_trace(trace, source):
         if not as_written or measured is None:
             continue
         for op_class, metrics in compared["totals"]["source"].items():
+            if op_class in compared["totals"]["caveats"]:  # cp.async: ncu's counts are not judged
+                continue
             for metric, allowance in TOLERANCE.items():
                 assert allowance.admits(measured[op_class][metric], metrics[metric]), (op_class, metric)
 

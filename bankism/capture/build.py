@@ -15,7 +15,10 @@ from bankism.capture.toolkit import Toolkit, command_output
 from bankism.errors import BankismError
 
 TRACER_DIR = Path(__file__).parent / "native"
-TRACER_SOURCES = ("tracer.cpp", "tracer_patches.cu", "tracer_records.h")
+TRACER_SOURCES = (
+    "tracer.cpp", "tracer_patches.cu", "tracer_records.h",
+    "tracer_async.cpp", "tracer_async.h", "tracer_async_patches.cuh",
+)
 LIBRARY_NAME = "libbankism_tracer.so"
 PATCHES_NAME = "bankism_patches.fatbin"
 FALLBACK_ARCHS = ("75", "80", "86", "89", "90")
@@ -65,6 +68,7 @@ def build_commands(toolkit: Toolkit, out: Path, archs: Sequence[str]) -> list[li
         "-o",
         str(out / LIBRARY_NAME),
         str(TRACER_DIR / "tracer.cpp"),
+        str(TRACER_DIR / "tracer_async.cpp"),
         "-L",
         lib,
         "-lsanitizer-public",

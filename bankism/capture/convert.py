@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from bankism.arch import MATRIX_OPS
+from bankism.capture import async_events
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
 from bankism.capture.raw import (
@@ -33,12 +34,14 @@ from bankism.capture.raw import (
 from bankism.capture.run import TraceOptions, parse_blocks, run_traced, validate_options
 from bankism.capture.toolkit import environment, find_toolkit
 from bankism.errors import BankismError
-from bankism.isa import matrix_shape_of_sass, op_of_sass
+from bankism.isa import ldgsts_width_of_sass, matrix_shape_of_sass, op_of_sass
 
 
 def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrices: int) -> dict[str, Any]:
     """op, width, matrices and trans of a site, from its SASS opcode (or the Sanitizer flags without one)."""
     op = op_of_sass(opcode)
+    if op is None and kind == async_events.KIND_ASYNC_COPY:
+        op = "ldgsts"
     if op is None and kind == KIND_MATRIX:
         op = "stmatrix" if flags & FLAG_WRITE else "ldmatrix"
     if op is None:
@@ -47,6 +50,8 @@ def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrice
     if op in MATRIX_OPS:
         count, trans = matrix_shape_of_sass(opcode, matrices)
         return {"op": op, "width": 16, "matrices": count, "trans": trans}
+    if op == "ldgsts" and not width:
+        width = ldgsts_width_of_sass(opcode) or 16
     return {"op": op, "width": int(width), "matrices": None, "trans": False}
 
 
@@ -158,7 +163,6 @@ def without_duplicate_matrix_records(records: np.ndarray) -> np.ndarray:
 #: say which shared traffic its prediction leaves out. A family the tracer learns to record leaves this table.
 UNRECORDED_SHARED = {
     "HGMMA": "wgmma: the tensor cores read matrix operands from shared memory through descriptors",
-    "LDGSTS": "cp.async: a copy from global to shared memory",
     "UBLKCP": "cp.async.bulk: a bulk copy to or from shared memory (TMA unit)",
     "UTMALDG": "cp.async.bulk.tensor: a tensor load into shared memory (TMA unit)",
     "UTMASTG": "cp.async.bulk.tensor: a tensor store from shared memory (TMA unit)",
@@ -189,10 +193,17 @@ def convert_launch(
 ) -> dict[str, Any]:
     """One traced launch of the manifest, with its raw records, as a trace-format launch."""
     grid = [int(v) for v in launch["grid"]]
-    records = without_duplicate_matrix_records(records)
+    records, events = async_events.split_events(records)
+    records = async_events.without_duplicate_async_records(without_duplicate_matrix_records(records))
+    records, sources = async_events.split_sources(records)
     offsets = _site_offsets(records, launch)
     function = sass.get(launch["mangled"], {})
     sites, site_of_record = build_sites(records, offsets, function)
+    for site in sites:
+        if site["op"] == "ldgsts":
+            mine = site_of_record == site["id"]
+            site.update(async_events.source_grouping(site["width"], records["active"][mine], sources[mine]))
+    async_block = async_events.async_summary(events, _site_offsets(events, launch), function, display_path)
     dynamic = launch.get("dynamic_shared")
     return {
         "index": int(launch["index"]),
@@ -208,7 +219,11 @@ def convert_launch(
         "counters": None,
         "counters_scope": "launch",
         # None: the kernel's SASS was not available (no nvdisasm), so nothing could be checked
-        "unrecorded_shared": unrecorded_shared(function) if function else None,
+        "unrecorded_shared": (
+            async_events.without_recorded_events(unrecorded_shared(function), async_block)
+            if function else None
+        ),
+        **({"async": async_block} if any(async_block.values()) else {}),
     }
 
 

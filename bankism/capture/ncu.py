@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bankism.arch import NCU_CLASSES
+from bankism.arch import NCU_CLASSES, NCU_OPTIONAL_CLASSES
 from bankism.errors import BankismError
 from bankism.files import write_text
 
@@ -37,6 +37,15 @@ SHARED_METRICS: dict[str, dict[str, str]] = {
     for kind in COUNTER_KINDS
 }
 
+#: Counter classes read when ncu reports them and written into a launch's counters only then: cp.async
+#: (LDGSTS) shared-memory writes. docs/rules.md ("cp.async") gives the measurements behind the choice.
+OPTIONAL_COUNTER_KINDS = NCU_OPTIONAL_CLASSES
+SHARED_METRICS["ldgsts"] = {
+    "instructions": "smsp__sass_inst_executed_op_ldgsts.sum",
+    "wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+}
+
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
 
@@ -46,7 +55,8 @@ _LOG_PREFIX = re.compile(r"^==(PROF|WARNING|ERROR|INFO)==")
 
 def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
-    names = [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()]
+    kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
+    names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
     return names + list(LAUNCH_METRICS) + [m for m in extra if m not in names]
 
 
@@ -76,6 +86,10 @@ class NcuLaunch:
             if any(value is None for value in values.values()):
                 return None
             out[kind] = {name: int(round(value)) for name, value in values.items()}
+        for kind in OPTIONAL_COUNTER_KINDS:
+            values = {name: self.metrics.get(metric) for name, metric in SHARED_METRICS[kind].items()}
+            if all(value is not None for value in values.values()):
+                out[kind] = {name: int(round(value)) for name, value in values.items()}
         return out
 
 

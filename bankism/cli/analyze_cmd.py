@@ -37,6 +37,7 @@ from bankism.analyze import (
     WorstInstruction,
     analyze,
     analyze_launch,
+    async_notes,
     atomic_op_of,
 )
 from bankism.cli.pipe import StdoutClosed
@@ -362,6 +363,8 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
         console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
+        for note in async_notes(launch.launch):
+            console.print(f"Not simulated: {note}.", markup=False, soft_wrap=unwrapped)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))
             if not wide:

@@ -11,7 +11,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bankism.analyze import CLASSES, COUNTED_AS_INSTRUCTIONS, METRICS, OP_CLASS, LaunchReport, analyze_launch
+from bankism.analyze import (
+    CLASSES,
+    COUNTED_AS_INSTRUCTIONS,
+    METRICS,
+    OP_CLASS,
+    LaunchReport,
+    analyze_launch,
+    ldgsts_caveat,
+)
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
 from bankism.traceio import Trace, open_trace
@@ -286,12 +294,18 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     scale = sass.scale
     source: dict[str, dict[str, float]] = {c: {m: 0.0 for m in METRICS} for c in CLASSES}
     for site in report["sites"]:
-        totals = source[OP_CLASS[site["op"]]]
+        totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
             totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
         totals["conflicts"] += site["conflicts"] * scale
-    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}
+    caveats = {}
+    if "ldgsts" in source:
+        caveat = ldgsts_caveat(sass.sites, "wavefronts")
+        if caveat:
+            caveats["ldgsts"] = caveat
+    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured,
+            "caveats": caveats}
 
 
 def _site_rows(site) -> np.ndarray:  # noqa: ANN001

@@ -47,6 +47,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tracer_async.h"
 #include "tracer_records.h"
 
 namespace {
@@ -436,12 +437,13 @@ void on_module_loaded(const Sanitizer_ResourceModuleData* data)
                         check_optional(sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS,
                                                                   data->module, "bankism_matrix_access"),
                                        "patch ldmatrix/stmatrix accesses");
+    const std::string async = patched ? bankism_patch_async(data->module, check_optional) : "[]";
     patched = patched && check(sanitizerPatchModule(data->module), "sanitizerPatchModule");
     g_patched[data->module] = patched;
     write_line("{\"event\": \"module\", \"id\": " + std::to_string(id) + ", \"cubin\": " +
                (written ? json_string(name) : std::string("null")) + ", \"size\": " + std::to_string(data->cubinSize) +
                ", \"selected\": true, \"patched\": " + (patched ? "true" : "false") + ", \"matrix_patched\": " +
-               (matrix ? "true" : "false") + "}");
+               (matrix ? "true" : "false") + ", \"async_patched\": " + async + "}");
 }
 
 bool launch_selected(const std::string& mangled)

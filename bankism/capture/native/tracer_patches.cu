@@ -94,3 +94,5 @@ extern "C" __device__ __noinline__ SanitizerPatchResult bankism_matrix_access(
     record_access((TraceControl*)userdata, pc, address, accessSize, flags, count, 2);
     return SANITIZER_PATCH_SUCCESS;
 }
+
+#include "tracer_async_patches.cuh"

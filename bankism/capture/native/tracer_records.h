@@ -15,9 +15,20 @@ struct RawRecord {
     uint32_t flags;          // Sanitizer_DeviceMemoryFlags (read, write, atomic)
     uint16_t width;          // bytes per lane (matrix ops: 16)
     uint16_t matrices;       // ldmatrix/stmatrix: number of 8x8 matrices; 0 otherwise
-    uint32_t kind;           // 1 = ordinary shared access, 2 = matrix access
+    uint32_t kind;           // BANKISM_KIND_* below
     uint32_t addresses[32];  // byte offset in the shared window per lane; 0 for lanes not in `active`
 };
+
+// RawRecord.kind values (bankism/tracing.py mirrors them as KIND_*).
+#define BANKISM_KIND_SHARED 1      // LDS, STS, ATOMS: one address per lane
+#define BANKISM_KIND_MATRIX 2      // LDSM, STSM: one row address per lane
+#define BANKISM_KIND_ASYNC_COPY 3  // cp.async (LDGSTS): the shared destination per lane
+#define BANKISM_KIND_BULK_COPY 4   // cp.async.bulk global -> shared: an event (tracer_async_patches.cuh)
+#define BANKISM_KIND_WGMMA 5       // wgmma.mma_async operands in shared memory: an event
+#define BANKISM_FLAG_WRITE 0x2     // SANITIZER_MEMORY_DEVICE_FLAG_WRITE
+// ASYNC_COPY records: addresses[lane] = shared offset (bits 0..17) | bits 2..15 of the global source << 18.
+#define BANKISM_ASYNC_SOURCE_SHIFT 18
+#define BANKISM_ASYNC_SOURCE_MASK 0x3FFFu
 
 enum BlockMode : uint32_t { BLOCKS_ALL = 0, BLOCKS_FIRST = 1, BLOCKS_LIST = 2 };
 
