@@ -247,7 +247,22 @@ class LaunchReport:
                  "reason": s.unmodelled}
                 for s in self.unmodelled
             ],
+            "unrecorded": self.unrecorded(),
         }
+
+    def unrecorded(self) -> list[dict[str, Any]]:
+        """Per ncu class, instructions ncu counted beyond what the trace predicts (traffic the tracer
+        did not record, e.g. an instruction class it does not see); empty without counters."""
+        if self.measured is None or not self.traced:
+            return []
+        rows = []
+        for op_class in CLASSES:
+            measured = self.measured[op_class]["instructions"]
+            predicted = self.predicted[op_class]["instructions"]
+            if measured - predicted >= 0.5 and not self.unmodelled_records(op_class):
+                rows.append({"class": op_class, "measured_instructions": measured,
+                             "predicted_instructions": predicted, "missing": measured - predicted})
+        return rows
 
     @property
     def predicted(self) -> Counts:

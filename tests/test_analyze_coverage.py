@@ -85,3 +85,15 @@ def test_fully_modelled_launch_says_so(tmp_path):
     report = analyze.analyze(traceio.open_trace(_save(tmp_path, doc))).launches[0]
     assert report.unmodelled == [] and report.coverage()["unmodelled_records"] == 0
     assert (report.sites[0].wavefronts, report.sites[0].conflicts) == (1, 0)  # POPC.INC merges one address
+
+
+def test_instructions_ncu_counted_but_the_trace_lacks_are_reported(tmp_path):
+    counters = {"ld": {"instructions": 5, "wavefronts": 36, "conflicts": 31},
+                "st": {"instructions": 0, "wavefronts": 0, "conflicts": 0},
+                "atom": {"instructions": 0, "wavefronts": 0, "conflicts": 0}}
+    doc = trace(launch(sites=[site(0)], rows=[((0, 0, 0), 0, 0, FULL, strided(128))], counters=counters))
+    report = analyze.analyze(traceio.open_trace(_save(tmp_path, doc))).launches[0]
+    assert report.coverage()["unrecorded"] == [
+        {"class": "ld", "measured_instructions": 5, "predicted_instructions": 1, "missing": 4}]
+    text = CliRunner().invoke(app, ["analyze", str(tmp_path / "t.json")]).output
+    assert "ncu counted 4 more ld instructions than the trace holds" in " ".join(text.split())

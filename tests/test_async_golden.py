@@ -124,3 +124,11 @@ def test_wgmma_operand_reads_are_one_wavefront_per_128_bytes_and_never_conflict(
         assert m["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_gmma.sum"] == 0, probe["name"]
         # m64n64k16 f16: A and B are 64 x 16 halves each, 4096 bytes in all
         assert m["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_gmma.sum"] == 4096 // 128, probe["name"]
+
+
+def test_each_probe_is_one_ldgsts_and_no_lds_or_sts():
+    """ptxas's never-executed '@!PT LDS RZ, [RZ]' beside an LDGSTS are not counted by ncu."""
+    for probe in LDGSTS:
+        m = probe["measured"]
+        assert (m["instructions"], m["ld_instructions"], m["st_instructions"]) == (1, 0, 0), probe["name"]
+        assert m["bypass_instructions"] == (probe["cache"] == "cg"), probe["name"]

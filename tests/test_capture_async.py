@@ -182,9 +182,20 @@ def test_h100_trace_of_bulk_copies_and_wgmma_becomes_events():
     assert [(w["executions"], w["a_bytes"], w["b_bytes"]) for w in wgmma] == [(1, 2048, 2048)] * 6
 
 
-def test_analyze_prints_what_it_did_not_simulate(monkeypatch, capsys):
-    from tests.test_analyze_cli import run
+def test_analyze_prints_what_it_did_not_simulate():
+    from tests.helpers import run_cli
 
-    code, out, err = run(monkeypatch, capsys, "analyze", str(DATA / "smoke_tma_wgmma.json"), "--launch", "15")
-    assert code == 0, err
-    assert "Not simulated: wgmma at pc" in out and "4,096 operand bytes" in out
+    ran = run_cli("analyze", DATA / "smoke_tma_wgmma.json", "--launch", "15")
+    assert ran.returncode == 0, ran.stderr
+    assert "Not simulated: wgmma at pc" in ran.stdout and "4,096 operand bytes" in ran.stdout
+
+
+def test_wgmma_opcodes_keep_their_shape_modifier():
+    """nvdisasm writes HGMMA.64x64x16.F32: the lower-case x belongs to the opcode."""
+    from bankism.capture.disasm import parse_nvdisasm
+
+    text = "\t.text.k:\n        /*01b0*/     HGMMA.64x64x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0 ;\n"
+    assert parse_nvdisasm(text)["k"][0x1B0].opcode == "HGMMA.64x64x16.F32"
+    doc = traceio.load(DATA / "smoke_tma_wgmma.json")
+    wgmma = [launch for launch in doc["launches"] if launch["kernel"] == "wgmma_probe"]
+    assert {launch["async"]["wgmma"][0]["sass"] for launch in wgmma} == {"HGMMA.64x64x16.F32"}

@@ -33,3 +33,11 @@ def test_bad_input_is_one_line_exit_2():
         assert done.returncode == 2
         assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
         assert "Traceback" not in done.stderr
+
+
+def test_atomic_popc_inc_merges_one_address():
+    """ATOMS.POPC.INC.32 (an unused atomicAdd(p, 1)): 32 lanes on one word cost 1 wavefront, not 32."""
+    done = _run("--stride", "0", "--width", "4", "--op", "atomic", "--atomic-op", "popc_inc", "--json")
+    assert json.loads(done.stdout)["wavefronts"] == 1
+    done = _run("--stride", "0", "--width", "4", "--op", "atomic", "--atomic-op", "min", "--json")
+    assert json.loads(done.stdout)["wavefronts"] == 32

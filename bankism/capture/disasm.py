@@ -11,7 +11,7 @@ from pathlib import Path
 from bankism.capture.toolkit import command_output
 
 _INSTRUCTION = re.compile(
-    r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
+    r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)"
 )
 _LINE_INFO = re.compile(r'//## File "([^"]*)", line (\d+)')
 _LOCATION = re.compile(r'"([^"]*)", line (\d+)')

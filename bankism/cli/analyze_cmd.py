@@ -337,9 +337,12 @@ def _unrecorded(report: LaunchReport) -> str | None:
 
 
 def coverage_text(report: LaunchReport) -> str:
-    """One line per site the engine could not simulate (the traffic missing from the prediction)."""
+    """One line per site the engine could not simulate, and per class ncu counted unrecorded traffic in."""
+    unrecorded = [f"ncu counted {row['missing']:,.0f} more {row['class']} instructions than the trace holds "
+                  "(shared-memory traffic the tracer did not record)" for row in report.unrecorded()]
     if not report.unmodelled:
-        return f"Coverage: every one of the {report.records:,} recorded warp-instructions was simulated."
+        return "\n".join([f"Coverage: every one of the {report.records:,} recorded warp-instructions was "
+                          "simulated.", *unrecorded])
     lines = [
         f"[bold yellow]Coverage: {report.unmodelled_records():,} of {report.records:,} recorded "
         "warp-instructions could not be simulated[/bold yellow] (left out of the prediction):"
@@ -348,7 +351,7 @@ def coverage_text(report: LaunchReport) -> str:
         opcode = stats.site.get("sass") or stats.site["op"]
         lines.append(f"  site {stats.id} ({_source_text(stats.site)}, {opcode}, {stats.op_class}): "
                      f"{stats.executions:,} warp-instructions; {stats.unmodelled}")
-    return "\n".join(lines)
+    return "\n".join(lines + unrecorded)
 
 
 def print_report(report: TraceReport, console: Console, by: str = "line", wide: bool = False) -> None:

@@ -53,7 +53,9 @@ def register(app: typer.Typer) -> None:
         width: int = typer.Option(DEFAULT_WIDTH, help="Bytes per lane: 1, 2, 4, 8 or 16."),
         op: str = typer.Option("load", help="load, store, atomic, ldmatrix or stmatrix."),
         matrices: int = typer.Option(None, help="1, 2 or 4 for ldmatrix/stmatrix."),
-        atomic_op: str = typer.Option(None, help="add (default), exch or cas; only with --op atomic."),
+        atomic_op: str = typer.Option(
+            None, help="add (default), exch, cas, popc_inc, inc, dec, min, max, and, or, xor, cas_spin; "
+                       "only with --op atomic."),
         active: str = typer.Option("0xffffffff", help="Active-lane bitmask."),
         arch: str = typer.Option(DEFAULT_ARCH, help="Architecture."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),

@@ -16,6 +16,7 @@ from bankism.analyze import (
     COUNTED_AS_INSTRUCTIONS,
     METRICS,
     OP_CLASS,
+    OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
     ldgsts_caveat,
@@ -292,7 +293,10 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
     what ncu measured."""
     scale = sass.scale
-    source: dict[str, dict[str, float]] = {c: {m: 0.0 for m in METRICS} for c in CLASSES}
+    classes = set(sass.classes) | {OP_CLASS[site["op"]] for site in report["sites"]}
+    source: dict[str, dict[str, float]] = {
+        c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
+    }
     for site in report["sites"]:
         totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions

@@ -69,8 +69,8 @@ class Calls:
             return self.load(returned_lvalue(frame, expr), mask)
         if frame.return_type is not None and frame.return_type.kind == "void":
             return constant(C.INT, 0)
-        if frame.result is None and frame.return_type is None:
-            return constant(C.INT, 0)  # `auto` (a lambda) with no `return value;`: deduced void
+        if frame.result is None and frame.function.name == "lambda":
+            return constant(C.INT, 0)  # a lambda without a returned value has type void (deduced)
         if frame.result is None:
             raise Failure(expr, f"{frame.function.name}() returned no value")
         return frame.result

@@ -51,6 +51,7 @@ class Recorder:
 
     def __init__(self) -> None:
         self.sites: dict[tuple[int, str], SourceSite] = {}
+        self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
@@ -74,6 +75,7 @@ class Recorder:
         lanes[:threads] = mask.arr
         padded, lanes = padded.reshape(warps, 32), lanes.reshape(warps, 32)
         issued = np.flatnonzero(lanes.any(axis=1))
+        self.last = site
         site.blocks.extend([block] * issued.size)
         site.warps.append(issued)
         site.addresses.append(padded[issued])

@@ -20,7 +20,7 @@ from collect import M, num, parse_env, read_csv  # noqa: E402
 EXTRA = ["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum", "smsp__sass_inst_executed_op_shared.sum",
          "smsp__inst_executed_op_shared_atom_dot_alu.sum", "smsp__inst_executed_op_shared_atom_dot_cas.sum",
          "profiler__replayer_passes"]
-SHARED_SASS = re.compile(r"\b((?:LDS|STS|ATOMS|ATOM|LD|ST|QSPC)(?:\.[A-Z0-9_]+)*)\b")
+SHARED_SASS = re.compile(r"\b((?:LDS|STS|ATOMS|ATOM|LD|ST|QSPC)(?:\.[A-Za-z0-9_]+)*)\b")
 
 
 def kernel_sass(path):
