@@ -8,7 +8,6 @@ launch, which is what the measured ncu counters cover. ``docs/analyze.md`` docum
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES, get_arch
-from bankism.engine import SimulationResult, simulate
+from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
 from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass re-exported)
     ATOMIC_SASS,
@@ -25,7 +24,8 @@ from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_
     is_bypass_ldgsts,
     unmodelled_reason,
 )
-from bankism.trace import RecordChunk, Trace, blocks_recorded_count
+from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
+from bankism.trace.validate import address_error
 from bankism.version import __version__
 
 REPORT_FORMAT = "bankism-analysis"
@@ -561,19 +561,15 @@ def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
     return list(groups.values())
 
 
-def _worst_in_batch(
-    result: SimulationResult, rows: np.ndarray, chunk: RecordChunk
-) -> WorstInstruction | None:
-    if len(result) == 0:
+def _worst_record(totals: KindTotals, chunk: RecordChunk, rows: np.ndarray | None) -> WorstInstruction | None:
+    """The worst instruction the engine found in this chunk (``rows`` maps batch rows to chunk rows)."""
+    if totals.worst < 0:
         return None
-    excess = result.wavefronts - result.ideal
-    top = excess == excess.max()
-    i = int(np.flatnonzero(top)[np.argmax(result.wavefronts[top])])
-    row = int(rows[i])
+    row = int(totals.worst if rows is None else rows[totals.worst])
     block = chunk.block[row]
     return WorstInstruction(
         record=chunk.start + row, block=(int(block[0]), int(block[1]), int(block[2])),
-        warp=int(chunk.warp[row]), wavefronts=int(result.wavefronts[i]), ideal=int(result.ideal[i]),
+        warp=int(chunk.warp[row]), wavefronts=totals.worst_wavefronts, ideal=totals.worst_ideal,
         active=int(chunk.active[row]), addresses=chunk.addresses[row].copy(),
     )
 
@@ -586,9 +582,6 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
     return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
 
 
-_INSTRUCTION = re.compile(r"^instruction (\d+)")
-
-
 def atomic_op_of(site: dict[str, Any]) -> str | None:
     """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
     if site["op"] != "atomic":
@@ -596,22 +589,9 @@ def atomic_op_of(site: dict[str, Any]) -> str | None:
     return atomic_op_of_sass(site.get("sass"))
 
 
-def simulate_site(site: dict[str, Any], chunk: RecordChunk, rows: np.ndarray, arch: str,
-                  label: str) -> SimulationResult:
-    """One engine call for the rows of ``chunk`` that execute ``site``; engine errors name the record."""
-    try:
-        return simulate(
-            chunk.addresses[rows], width=int(site["width"]), op=site["op"],
-            active=chunk.active[rows].astype(np.int64), matrices=site.get("matrices"), arch=arch,
-            atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP,
-        )
-    except BankismError as error:
-        text = str(error)
-        found = _INSTRUCTION.match(text)
-        if found:
-            record = chunk.start + int(rows[int(found.group(1))])
-            text = f"record {record}" + text[found.end():]
-        raise BankismError(f"{label}, site {site['id']}: {text}") from None
+def site_kind(site: dict[str, Any]) -> Kind:
+    """The engine's instruction kind of a site."""
+    return Kind(site["op"], int(site["width"]), site.get("matrices"), atomic_op_of(site) or DEFAULT_ATOMIC_OP)
 
 
 def site_unmodelled_reason(site: dict[str, Any], arch: str) -> str | None:
@@ -627,32 +607,74 @@ def site_unmodelled_reason(site: dict[str, Any], arch: str) -> str | None:
     return None
 
 
-def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str) -> None:
-    """Add one chunk of records to the per-site sums (one engine call per site present).
+class _Batcher:
+    """Per launch: the engine kind of each modelled site id, so that one engine call covers a chunk."""
 
-    A site marked ``unmodelled`` only has its executions counted.
-    """
-    if len(chunk) == 0:
-        return
-    order = np.argsort(chunk.site, kind="stable")
-    ids, starts = np.unique(chunk.site[order], return_index=True)
-    for site_id, rows in zip(ids.tolist(), np.split(order, starts[1:]), strict=True):
-        if site_id not in stats:
-            continue
-        entry = stats[site_id]
-        if entry.unmodelled:
-            entry.executions += len(rows)
-            continue
-        result = simulate_site(entry.site, chunk, rows, arch, label)
-        entry.executions += len(result)
-        entry.wavefronts += result.total_wavefronts
-        entry.ideal += result.total_ideal
-        entry.conflicts += result.total_conflicts
-        cycles = result.total_cycles
-        entry.cycles = None if entry.cycles is None or np.isnan(cycles) else entry.cycles + cycles
-        worst = _worst_in_batch(result, rows, chunk)
-        if _worse(worst, entry.worst):
-            entry.worst = worst
+    def __init__(self, stats: dict[int, SiteStats], launch: dict[str, Any], arch: str, label: str) -> None:
+        self.stats = stats
+        self.launch = launch
+        self.arch = arch
+        self.label = label
+        self.ids = sorted(stats)
+        size = max([int(s["id"]) for s in launch["sites"]] + self.ids + [0]) + 1
+        self.slot_of_site = np.full(size, -1, np.int32)
+        for k, site_id in enumerate(self.ids):
+            self.slot_of_site[site_id] = k
+        self.modelled = [k for k, site_id in enumerate(self.ids) if not stats[site_id].unmodelled]
+        self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
+        self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
+        self.kind_of_slot[self.modelled] = np.arange(len(self.modelled), dtype=np.int32)
+        self.limit = window_end(launch, arch)
+
+    def add(self, chunk: RecordChunk) -> None:
+        """Add one chunk of records to the per-site sums: one engine call for all its modelled sites.
+
+        A site marked ``unmodelled`` only has its executions counted.
+        """
+        if len(chunk) == 0:
+            return
+        slot = self.slot_of_site[np.minimum(chunk.site, self.slot_of_site.size - 1)]
+        counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
+        for k in np.flatnonzero(counted):
+            entry = self.stats[self.ids[k]]
+            if entry.unmodelled:
+                entry.executions += int(counted[k])
+        kind_of = self.kind_of_slot[slot]
+        rows = None
+        if (kind_of < 0).any():
+            rows = np.flatnonzero(kind_of >= 0)
+            kind_of = kind_of[rows]
+        if kind_of.size == 0:
+            return
+        addresses = chunk.addresses if rows is None else chunk.addresses[rows]
+        active = chunk.active if rows is None else chunk.active[rows]
+        try:
+            totals = simulate_many(addresses, active, kind_of, self.kinds, self.arch, self.limit)
+        except AddressError as error:
+            row = error.instruction if rows is None else int(rows[error.instruction])
+            site_id = int(chunk.site[row])
+            raise address_error(self.launch, self.arch, self.label, chunk.start + row, error.lane,
+                                chunk.addresses[row], int(self.stats[site_id].site["width"]), site_id,
+                                error.reason) from None
+        for k, part in enumerate(totals):
+            if part.executions == 0:
+                continue
+            entry = self.stats[self.ids[self.modelled[k]]]
+            entry.executions += part.executions
+            entry.wavefronts += part.wavefronts
+            entry.ideal += part.ideal
+            entry.conflicts += part.conflicts
+            cycles = part.cycles
+            entry.cycles = None if entry.cycles is None or np.isnan(cycles) else entry.cycles + cycles
+            worst = _worst_record(part, chunk, rows)
+            if _worse(worst, entry.worst):
+                entry.worst = worst
+
+
+def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str,
+               launch: dict[str, Any]) -> None:
+    """Add one chunk of records to the per-site sums (one engine call for all modelled sites present)."""
+    _Batcher(stats, launch, arch, label).add(chunk)
 
 
 def _measured(launch: dict[str, Any]) -> Counts | None:
@@ -670,10 +692,10 @@ def analyze_launch(
     wanted = None if sites is None else set(sites)
     stats = {int(s["id"]): SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
              for s in launch["sites"] if wanted is None or s["id"] in wanted}
-    label = trace.label(launch)
+    batcher = _Batcher(stats, launch, trace.arch, trace.label(launch))
     count = 0
-    for part in trace.chunks(launch, chunk):
-        accumulate(stats, part, trace.arch, label)
+    for part in trace.chunks(launch, chunk, check_addresses=False):
+        batcher.add(part)
         count += len(part)
         if on_records:
             on_records(len(part))
@@ -685,9 +707,11 @@ def analyze_launch(
 
 def analyze(
     trace: Trace, launch_indices: Iterable[int] | None = None, chunk: int = ANALYZE_CHUNK,
-    on_records: Callable[[int], None] | None = None,
+    on_records: Callable[[int], None] | None = None, threads: int | None = None,
 ) -> TraceReport:
-    """The report for the chosen launches (their ``index`` fields; all when None)."""
+    """The report for the chosen launches (their ``index`` fields; all when None), the engine running
+    on ``threads`` threads (None: one per CPU)."""
     chosen = trace.launches if launch_indices is None else [trace.launch(i) for i in launch_indices]
-    reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
+    with engine_threads(threads):
+        reports = [analyze_launch(trace, launch, chunk, on_records) for launch in chosen]
     return TraceReport(str(trace.path), trace.arch, dict(trace.doc["environment"]), reports)

@@ -63,23 +63,25 @@ def workload(n: int, partial: bool, dtype: type) -> list[tuple[tuple[str, int, s
             for k, kind in enumerate(KINDS)]
 
 
-def run_mix(work) -> list[float]:
-    """Seconds per kind for one pass of the engine over the whole mix."""
+def run_mix(work) -> tuple[list[float], float]:
+    """Wall seconds per kind for one pass of the engine over the whole mix, and its CPU seconds."""
     times = []
+    cpu = time.process_time()
     for (op, width, atomic_op), addresses, masks in work:
         start = time.perf_counter()
         simulate(addresses, width=width, op=op, active=masks, atomic_op=atomic_op)
         times.append(time.perf_counter() - start)
-    return times
+    return times, time.process_time() - cpu
 
 
-def run_sum(work) -> list[float]:
+def run_sum(work) -> tuple[list[float], float]:
     times = []
+    cpu = time.process_time()
     for _, addresses, _ in work:
         start = time.perf_counter()
         addresses.sum()
         times.append(time.perf_counter() - start)
-    return times
+    return times, time.process_time() - cpu
 
 
 def spread(values: list[float], digits: int = 1) -> str:
@@ -102,11 +104,13 @@ def throughput(n: int, repeats: int, threads: int, partial: bool, dtype: type) -
         simulate(addresses[:64], width=width, op=op, active=None if masks is None else masks[:64],
                  atomic_op=atomic_op)
     per_kind: list[list[float]] = [[] for _ in KINDS]
-    rates, ratios = [], []
+    rates, ratios, cpu_ns, cpu_ratios = [], [], [], []
     before = loadavg()
     for _ in range(repeats):
-        engine = run_mix(work)
-        yardstick = run_sum(yard)
+        engine, engine_cpu = run_mix(work)
+        yardstick, yardstick_cpu = run_sum(yard)
+        cpu_ns.append(engine_cpu / (len(KINDS) * n) * 1e9)
+        cpu_ratios.append(engine_cpu / yardstick_cpu)
         for k, seconds in enumerate(engine):
             per_kind[k].append(n / seconds / 1e6)
         rates.append(len(KINDS) * n / sum(engine) / 1e6)
@@ -121,6 +125,8 @@ def throughput(n: int, repeats: int, threads: int, partial: bool, dtype: type) -
         print(f"| {name} | {spread(values)} |")
     print(f"| **mix** | **{spread(rates)}** |")
     print(f"\nmix time / np.sum time over the same int64 arrays: {spread(ratios, 2)}x")
+    print(f"CPU time (all threads) of the mix: {spread(cpu_ns)} ns per warp-instruction, "
+          f"{spread(cpu_ratios, 2)}x the CPU time of np.sum")
 
 
 def chunked_peak_rss(total: int, chunk: int) -> tuple[float, float]:

@@ -164,6 +164,13 @@ def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():
     assert by_index[(2, 0, 2)] == "=0" and by_index[(2, 0, 3)] == "=0"   # the rest zero-filled
 
 
+def test_the_text_report_names_each_copy_with_its_call_stack():
+    from bankism.explain import render
+
+    text = render(run("cp_async_pipeline.cu"))
+    assert "line 18 in issue, called from line 29: ldgsts cp.async.cg.shared.global [dst], [src], 16" in text
+
+
 # --- headers through -I ----------------------------------------------------------------------
 
 

@@ -54,7 +54,7 @@ def test_binary_round_trip_and_streaming(tmp_path):
     assert [len(c) for c in chunks] == [300, 300, 300, 100]
     joined = np.concatenate([c.addresses for c in chunks])
     np.testing.assert_array_equal(joined, doc["launches"][0]["records"]["addresses"])
-    assert joined.dtype == np.int64
+    assert joined.dtype == np.int32  # addresses stay int32 from file to engine (RECORD_LAYOUT)
 
 
 def test_large_launch_goes_to_npz_automatically(tmp_path, monkeypatch):

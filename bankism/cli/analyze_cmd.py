@@ -609,6 +609,9 @@ def register(app: typer.Typer) -> None:
         by: str = typer.Option("line", "--by", metavar="line|site",
                                help="Table rows: one per source line and op (default), or per SASS site."),
         wide: bool = typer.Option(False, "--wide", help="Every column, full file names (wider than 80)."),
+        threads: int = typer.Option(
+            None, "--threads", metavar="N",
+            help="Engine threads (default: one per CPU; 1 on a busy machine)."),
     ) -> None:
         """Wavefronts, bank conflicts and cycles of every shared-memory instruction site in a trace."""
         if as_json and as_csv:
@@ -619,7 +622,7 @@ def register(app: typer.Typer) -> None:
         opened = _open_with_progress(trace, show_progress)
         chosen = None if launch is None else [launch]
         with _progress(opened, chosen, show_progress) as advance:
-            report = analyze(opened, chosen, on_records=advance)
+            report = analyze(opened, chosen, on_records=advance, threads=threads)
         if as_json:
             print(json.dumps(report.to_json(), indent=2))
         elif as_csv:

@@ -32,7 +32,7 @@ RECORD_LAYOUT: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
     "warp": (np.int32, ()),
     "site": (np.int32, ()),
     "active": (np.uint32, ()),
-    "addresses": (np.int64, (32,)),
+    "addresses": (np.int32, (32,)),  # shared-window offsets: int32 from file to engine, never widened
 }
 
 #: Byte offset at which a block's own shared memory starts in the shared window, per architecture

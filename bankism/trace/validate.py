@@ -248,8 +248,11 @@ def checked_arrays(raw: dict[str, Any], label: str, start: int) -> dict[str, np.
                     f"{label}: records.{name} has {array.shape[0]} entries but records.warp has {n}"
                 )
             raise BankismError(f"{label}: records.{name} has shape {array.shape}, expected {(n, *shape)}")
-        bad = (array < 0) | (array > np.iinfo(dtype).max)
-        if bad.any():
+        if array.dtype == dtype:  # only the sign can be wrong: one reduction, no temporaries
+            bad = (array < 0) if np.iinfo(dtype).min < 0 and array.size and array.min() < 0 else None
+        else:
+            bad = (array < 0) | (array > np.iinfo(dtype).max)
+        if bad is not None and bad.any():
             r = int(np.argwhere(bad)[0][0])
             value = array[r].tolist()
             raise BankismError(f"{label}, record {start + r}: {name} {value} is out of range")
@@ -259,9 +262,13 @@ def checked_arrays(raw: dict[str, Any], label: str, start: int) -> dict[str, np.
 
 def check_records(
     launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
-    sites: SiteTable,
+    sites: SiteTable, addresses: bool = True,
 ) -> None:
-    """Semantic checks: known sites and blocks, existing warps, active lanes' addresses in range, aligned."""
+    """Semantic checks: known sites and blocks, existing warps, active lanes' addresses in range, aligned.
+
+    ``addresses=False`` leaves the addresses to the caller (``analyze`` lets the engine check them
+    in the pass that counts, with ``address_error`` for the same messages).
+    """
     site = arrays["site"].astype(np.int64)
     known = np.append(sites.known, False)
     unknown = ~known[np.minimum(site, sites.known.size)]
@@ -295,7 +302,8 @@ def check_records(
             f"{label}, record {start + r}: warp {int(arrays['warp'][r])} does not exist in a block of "
             f"{threads} threads ({warps} warps)"
         )
-    _check_addresses(launch, arch, arrays, label, start, sites, site)
+    if addresses:
+        _check_addresses(launch, arch, arrays, label, start, sites, site)
 
 
 def _lanes_in_use(active: np.ndarray, lanes: np.ndarray) -> np.ndarray:
@@ -318,18 +326,33 @@ def _check_addresses(
     if beyond.size:
         r = int(beyond[0])
         lane = int(np.flatnonzero(used[r] & (addresses[r] + width[r] > end))[0])
-        raise BankismError(
-            f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is outside "
-            f"{_window_text(launch, arch)}"
-        )
+        raise address_error(launch, arch, label, start + r, lane, addresses[r], int(width[r]), int(site[r]),
+                            "range")
     misaligned = np.flatnonzero(np.bitwise_or.reduce(in_use, axis=1) & (width - 1))
     if misaligned.size:
         r = int(misaligned[0])
         lane = int(np.flatnonzero(used[r] & ((addresses[r] & (width[r] - 1)) != 0))[0])
-        raise BankismError(
-            f"{label}, record {start + r}: lane {lane} address {int(addresses[r, lane])} is not aligned "
-            f"to the {int(width[r])}-byte access width of site {int(site[r])}"
+        raise address_error(launch, arch, label, start + r, lane, addresses[r], int(width[r]), int(site[r]),
+                            "align")
+
+
+def address_error(
+    launch: dict[str, Any], arch: str, label: str, record: int, lane: int, row: np.ndarray, width: int,
+    site: int, reason: str,
+) -> BankismError:
+    """The error for an active lane's bad address: "negative", "range" (past the launch's shared
+    memory) or "align" (not aligned to the site's width); ``row`` holds the record's 32 addresses."""
+    address = int(row[lane])
+    if reason == "negative":
+        return BankismError(f"{label}, record {record}: addresses {row.tolist()} is out of range")
+    if reason == "range":
+        return BankismError(
+            f"{label}, record {record}: lane {lane} address {address} is outside {_window_text(launch, arch)}"
         )
+    return BankismError(
+        f"{label}, record {record}: lane {lane} address {address} is not aligned "
+        f"to the {width}-byte access width of site {site}"
+    )
 
 
 def validate(doc: dict[str, Any], source: str = "trace") -> None:

@@ -12,251 +12,45 @@ interpreted, none looked up by op name.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
-import numba
 import numpy as np
-from numba import njit, prange
 
-from bankism.arch import MATRIX_OPS, SPLIT_LANES, Architecture, Rule, get_arch
+from bankism.arch import DEFAULT_ARCH, LANES, LANES_PER_MATRIX, MATRIX_OPS, Architecture, Rule, get_arch
+from bankism.engine import parallel
+from bankism.engine.kernel import (
+    _ERR_ALIGN,
+    _ERR_NEGATIVE,
+    _ERR_NONE,
+    _ERR_RANGE,
+    _K_BANKED,
+    _K_BASE,
+    _K_FIELDS,
+    _K_GROUP_LANES,
+    _K_GROUP_SHIFT,
+    _K_LANES,
+    _K_LIMIT,
+    _K_PER_PASS,
+    _K_SERIALISED,
+    _K_SUPER_SHIFT,
+    _K_TX_SHIFT,
+    _K_UNIT_SHIFT,
+    _K_WARP_SCOPE,
+    _K_WIDTH,
+    _K_XORS,
+    _T_CONFLICTS,
+    _T_EXECUTIONS,
+    _T_IDEAL,
+    _T_WAVEFRONTS,
+    _W_EXCESS,
+    _W_INDEX,
+    _W_WAVEFRONTS,
+    FULL_MASK,
+    _merged_pairs,
+    _simulate_kernel,
+)
+from bankism.engine.parallel import engine_threads  # noqa: F401 (re-exported: analyze and the CLI use it)
 from bankism.errors import BankismError
-
-FULL_MASK = 0xFFFFFFFF
-MAX_TRANSACTIONS = 4
-
-_ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
-
-_U1 = np.uint64(1)
-_U7 = np.uint64(7)
-_HIGH_BITS = np.uint64(0x8080808080808080)
-_LOW_BITS = np.uint64(0x0101010101010101)
-_BYTE_ONES = np.uint64(0xFF)
-
-
-@njit(cache=True, inline="always")
-def _merge_xor(addresses, i, mask, lo, hi, merge_xors):
-    """The first xor mask under which every active lane in lo..hi-1 agrees with its partner, else 0."""
-    for xi in range(merge_xors.size):
-        x = merge_xors[xi]
-        holds = True
-        for lane in range(lo, hi):
-            if (mask >> lane) & 1:
-                partner = lane ^ x
-                if (mask >> partner) & 1 and addresses[i, partner] != addresses[i, lane]:
-                    holds = False
-                    break
-        if holds:
-            return x
-    return 0
-
-
-@njit(cache=True, inline="always")
-def _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope):
-    """(bits, xor): bit p set when base transactions 2p and 2p+1 merge, and the xor mask that merged.
-
-    With ``warp_scope`` the merge condition is tested once on the whole warp and merges
-    every pair or none; otherwise on the lanes of each pair.
-    """
-    n_pairs = lanes_used // (2 * group_lanes)
-    if merge_xors.size == 0 or n_pairs == 0:
-        return 0, 0
-    if warp_scope:
-        fired = _merge_xor(addresses, i, mask, 0, lanes_used, merge_xors)
-        return ((1 << n_pairs) - 1 if fired else 0), fired
-    bits = 0
-    fired = 0
-    for p in range(n_pairs):
-        lo = 2 * p * group_lanes
-        x = _merge_xor(addresses, i, mask, lo, lo + 2 * group_lanes, merge_xors)
-        if x:
-            bits |= 1 << p
-            fired = x
-    return bits, fired
-
-
-@njit(cache=True, inline="always")
-def _popcount(x):
-    """Set bits of a uint64 (LLVM turns this into one popcnt instruction)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return (x * _LOW_BITS) >> np.uint64(56)
-
-
-@njit(cache=True, inline="always")
-def _byte_max(a, b):
-    """Bytewise maximum of two words of eight 7-bit counters (SWAR)."""
-    a_wins = (((a | _HIGH_BITS) - b) & _HIGH_BITS) >> _U7
-    keep = a_wins * _BYTE_ONES
-    return (a & keep) | (b & ~keep)
-
-
-@njit(cache=True, inline="always")
-def _word_max(w):
-    """The largest of the eight byte counters of one word."""
-    w = _byte_max(w, w >> np.uint64(32))
-    w = _byte_max(w, w >> np.uint64(16))
-    w = _byte_max(w, w >> np.uint64(8))
-    return np.int64(w & _BYTE_ONES)
-
-
-@njit(cache=True, inline="always")
-def _histogram_max(keys, fresh, lanes_used, n_keys, n_super, n_transactions, words, counts, best):
-    """best[t] = the largest number of fresh lanes sharing one key of transaction t.
-
-    A key is (transaction, bank group). Up to 32 keys of at least 8 per transaction, the
-    counters live in four registers, eight 8-bit counters each (no store-to-load chains);
-    otherwise in an array.
-    """
-    if n_keys <= 32 and n_super >= 8:
-        w0 = np.uint64(0)
-        w1 = np.uint64(0)
-        w2 = np.uint64(0)
-        w3 = np.uint64(0)
-        for lane in range(lanes_used):
-            key = np.uint64(keys[lane])
-            add = np.uint64(fresh[lane]) << ((key & _U7) << np.uint64(3))
-            word = key >> np.uint64(3)
-            w0 += add * np.uint64(word == 0)
-            w1 += add * np.uint64(word == 1)
-            w2 += add * np.uint64(word == 2)
-            w3 += add * np.uint64(word == 3)
-        words[0] = w0
-        words[1] = w1
-        words[2] = w2
-        words[3] = w3
-        per = n_super >> 3
-        for t in range(n_transactions):
-            w = words[t * per]
-            for k in range(t * per + 1, (t + 1) * per):
-                w = _byte_max(w, words[k])
-            best[t] = _word_max(w)
-        return
-    for k in range(n_keys):
-        counts[k] = 0
-    for lane in range(lanes_used):
-        counts[np.uintp(keys[lane])] += fresh[lane]
-    for t in range(n_transactions):
-        top = 0
-        for k in range(t * n_super, (t + 1) * n_super):
-            top = max(top, counts[k])
-        best[t] = top
-
-
-@njit(cache=True)
-def _first_invalid_lane(row, mask, lanes_used, width, shared_bytes):
-    """(lane, error code) of the first active lane with an invalid address."""
-    for lane in range(lanes_used):
-        if (mask >> lane) & 1:
-            a = row[lane]
-            if a < 0:
-                return lane, _ERR_NEGATIVE
-            if a + width > shared_bytes:
-                return lane, _ERR_RANGE
-            if a & (width - 1):
-                return lane, _ERR_ALIGN
-    return -1, _ERR_NONE
-
-
-@njit(parallel=True, cache=True)
-def _simulate_kernel(
-    addresses, masks, width, lanes_used, group_lanes, merge_xors, warp_scope, serialised, banked,
-    per_pass, cycles_floor, cycles_per_wavefront, shared_bytes, unit_shift, super_shift,
-    wavefronts, ideal, conflicts, cycles, groups, merged, errors,
-):
-    """Per warp-instruction counts; errors[c] = (instruction, lane, code) of chunk c's first invalid lane.
-
-    A unit is the aligned ``1 << unit_shift``-byte piece one lane touches (a bank word, or the
-    whole access when it is wider); units that share a bank group (unit mod n_super) but differ
-    need a pass each, equal units share one unless ``serialised``. Per instruction: one
-    sweep validates the lanes and computes each lane's transaction, table slot (unit,
-    transaction) and key (transaction, bank group); if no key holds two active lanes, every
-    busy transaction takes one pass. Otherwise, the lowest lane of each slot is found with a
-    scatter (descending) and a gather, and the fresh lanes are counted per key.
-    """
-    n = addresses.shape[0]
-    n_chunks = errors.shape[0]
-    chunk = (n + n_chunks - 1) // n_chunks
-    n_super = 1 << super_shift
-    super_mask = n_super - 1
-    group_shift = 0
-    while (1 << group_shift) < group_lanes:
-        group_shift += 1
-    n_base = lanes_used >> group_shift
-    tx_shift = 0
-    while (1 << tx_shift) < n_base:
-        tx_shift += 1
-    n_keys = n_base << super_shift
-    key_bits = n_keys <= 64 and super_shift < 6
-    last_start = shared_bytes - width
-    spare = ((shared_bytes >> unit_shift) + 1) << tx_shift
-    used_lanes = (1 << lanes_used) - 1
-    scalar_mask = masks.shape[0] == 1
-    has_merge = merge_xors.size > 0
-    for c in prange(n_chunks):
-        owner = np.zeros(spare + 1, np.uint8)
-        slots = np.empty(32, np.int32)
-        keys = np.empty(32, np.int32)
-        fresh = np.empty(32, np.int32)
-        words = np.empty(4, np.uint64)
-        counts = np.empty(n_keys, np.int32)
-        best = np.empty(n_base, np.int64)
-        errors[c, 0] = -1
-        errors[c, 1] = -1
-        errors[c, 2] = _ERR_NONE
-        for i in range(c * chunk, min(n, (c + 1) * chunk)):
-            row = np.uintp(i)
-            mask = masks[0] if scalar_mask else masks[i]
-            bits = 0
-            if has_merge:
-                bits, _ = _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope)
-            bad = 0
-            seen = np.uint64(0)
-            for lane in range(lanes_used):
-                a = addresses[row, np.uintp(lane)]
-                active = (mask >> lane) & 1
-                bad |= ((a < 0) | (a > last_start) | ((a & (width - 1)) != 0)) & active
-                t = lane >> group_shift
-                t &= ~((bits >> (t >> 1)) & 1)
-                unit = a >> unit_shift
-                key = (t << super_shift) | (unit & super_mask)
-                slots[lane] = ((unit << tx_shift) | t) if active else spare
-                keys[lane] = key
-                fresh[lane] = active
-                seen |= np.uint64(active) << np.uint64(key & 63)
-            if bad:
-                lane, code = _first_invalid_lane(addresses[i], mask, lanes_used, width, shared_bytes)
-                errors[c, 0] = i
-                errors[c, 1] = lane
-                errors[c, 2] = code
-                break
-            if key_bits and _popcount(seen) == _popcount(np.uint64(mask & used_lanes)):
-                for t in range(n_base):
-                    in_t = (seen >> np.uint64(t << super_shift)) & np.uint64((1 << n_super) - 1)
-                    best[t] = in_t != 0
-            elif not banked:
-                for t in range(n_base):
-                    best[t] = 0
-                for lane in range(lanes_used):
-                    best[keys[lane] >> super_shift] |= fresh[lane]
-            else:
-                if not serialised:
-                    for lane in range(lanes_used - 1, -1, -1):
-                        owner[np.uintp(slots[lane])] = lane
-                    for lane in range(lanes_used):
-                        fresh[lane] &= owner[np.uintp(slots[lane])] == lane
-                _histogram_max(keys, fresh, lanes_used, n_keys, n_super, n_base, words, counts, best)
-            total = 0
-            served = 0
-            for t in range(n_base):
-                passes = best[t] if banked else min(best[t], 1)
-                total += passes
-                served += passes > 0
-            wavefronts[i] = total * per_pass
-            ideal[i] = served * per_pass
-            conflicts[i] = total - served
-            groups[i] = served
-            merged[i] = bits != 0
-            cycles[i] = max(cycles_floor, cycles_per_wavefront * total * per_pass) if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -476,7 +270,7 @@ class SimulationResult:
 
 def _lanes_used(op: str, matrices: int | None) -> int:
     """Lanes whose addresses count: the warp, or one row address per matrix row."""
-    return SPLIT_LANES["matrix"] * matrices if op in MATRIX_OPS and matrices else SPLIT_LANES["warp"]
+    return LANES_PER_MATRIX * matrices if op in MATRIX_OPS and matrices else LANES
 
 
 def _lanes_mask(op: str, matrices: int | None) -> int:
@@ -562,10 +356,6 @@ def _geometry(arch: Architecture, width: int) -> tuple[int, int]:
     return _log2(unit, f"{arch.name}: the unit size"), _log2(groups, f"{arch.name}: the bank-group count")
 
 
-def _chunks(n: int) -> int:
-    return max(1, min(n // 4096 + 1, numba.get_num_threads() * 4))
-
-
 _ERROR_TEXT = {
     _ERR_NEGATIVE: "address {a} is negative",
     _ERR_RANGE: "address {a} + {w} bytes is past the {size}-byte shared memory of {arch}",
@@ -587,13 +377,108 @@ def _check_arguments(width: object, op: object, matrices: object, arch: object, 
     return int(width)  # type: ignore[arg-type]
 
 
+#: Up to this many instructions, int64 addresses that fit are narrowed to int32 before the kernel
+#: runs, so that small calls (explain, review, the CLI) share the one compiled kernel ``analyze``
+#: uses; a first call after install then compiles once, not twice. Larger batches keep int64 (no
+#: extra pass over the data).
+NARROW_LIMIT = 1 << 16
+
+
+def _narrow(rows: np.ndarray) -> np.ndarray:
+    if rows.dtype == np.int64 and 0 < rows.shape[0] <= NARROW_LIMIT:
+        low, high = int(rows.min()), int(rows.max())
+        if low >= -(2**31) and high < 2**31:
+            return rows.astype(np.int32)
+    return rows
+
+
+def _resolve(width: int, op: str, matrices: int | None, arch: str, atomic_op: str) -> tuple[int, Rule]:
+    """The access width the engine uses and the rule of one instruction kind, or a BankismError."""
+    architecture = get_arch(arch)
+    if op in MATRIX_OPS:
+        if matrices not in (1, 2, 4):
+            raise BankismError(f"{op} needs matrices=1, 2 or 4; got {matrices!r}")
+        if width not in (8, 16):
+            raise BankismError(f"{op} moves 16-byte rows; width={width!r} does not apply")
+        width = 16
+    elif matrices is not None:
+        raise BankismError(f"matrices= applies to ldmatrix/stmatrix only, not to {op!r}")
+    return width, architecture.rule(op, width, atomic_op)
+
+
+def _kind_table(
+    kinds: list[tuple[int, str, int | None, Rule]], arch: Architecture, limit: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernel's per-kind tables (``_K_*`` columns, merge xor masks, cycle model) for (width, op,
+    matrices, rule) kinds whose active lanes must lie in [0, limit)."""
+    table = np.zeros((len(kinds), _K_FIELDS), np.int64)
+    most_xors = max([len(rule.merge_xors) for *_, rule in kinds] + [1])
+    xors = np.zeros((len(kinds), most_xors), np.int64)
+    floats = np.full((len(kinds), 2), np.nan)
+    for k, (width, op, matrices, rule) in enumerate(kinds):
+        lanes = _lanes_used(op, matrices)
+        group = rule.lanes_per_transaction
+        base = lanes // group
+        unit_shift, super_shift = _geometry(arch, width)
+        table[k] = 0
+        table[k, _K_WIDTH] = width
+        table[k, _K_LANES] = lanes
+        table[k, _K_GROUP_LANES] = group
+        table[k, _K_GROUP_SHIFT] = _log2(group, "lanes per transaction")
+        table[k, _K_BASE] = base
+        table[k, _K_TX_SHIFT] = max(0, (base - 1).bit_length())
+        table[k, _K_XORS] = len(rule.merge_xors)
+        table[k, _K_WARP_SCOPE] = rule.merge_scope == "warp"
+        table[k, _K_SERIALISED] = rule.same_address_serialised
+        table[k, _K_BANKED] = rule.banked
+        table[k, _K_PER_PASS] = rule.wavefronts_per_pass
+        table[k, _K_UNIT_SHIFT] = unit_shift
+        table[k, _K_SUPER_SHIFT] = super_shift
+        table[k, _K_LIMIT] = limit
+        xors[k, :len(rule.merge_xors)] = rule.merge_xors
+        if rule.cycles_floor is not None and rule.cycles_per_wavefront is not None:
+            floats[k] = (rule.cycles_floor, rule.cycles_per_wavefront)
+    return table, xors, floats
+
+
+def _run_kernel(rows, masks, kind_of, tables, n_kinds, per_record):
+    """Run the kernel over the batch in pieces (``parallel``); returns the per-record arrays and the
+    per-piece sums, worst instructions and errors, with instruction indices counted from 0."""
+    n = rows.shape[0]
+    ranges = parallel.pieces(n)
+    count = max(1, len(ranges))
+    size = n if per_record else 0
+    outputs = (*(np.empty(size, np.int64) for _ in range(3)), np.empty(size, np.float64),
+               np.empty(size, np.int64), np.empty(size, np.bool_))
+    errors = np.full((count, 3), -1, np.int64)
+    errors[:, 2] = _ERR_NONE
+    totals = np.zeros((count, n_kinds, 4), np.int64)
+    cycle_totals = np.zeros((count, n_kinds), np.float64)
+    worst = np.full((count, n_kinds, 3), -1, np.int64)
+    one_mask, one_kind = masks.shape[0] == 1, kind_of.shape[0] == 1
+
+    def piece(p: int, lo: int, hi: int) -> None:
+        _simulate_kernel(
+            rows[lo:hi], masks if one_mask else masks[lo:hi], kind_of if one_kind else kind_of[lo:hi],
+            *tables, per_record, *(out[lo:hi] if per_record else out for out in outputs),
+            totals[p:p + 1], cycle_totals[p:p + 1], worst[p:p + 1], errors[p:p + 1],
+        )
+        if errors[p, 2] != _ERR_NONE:
+            errors[p, 0] += lo
+        found = worst[p, :, _W_INDEX] >= 0
+        worst[p, found, _W_INDEX] += lo
+
+    parallel.run([partial(piece, p, lo, hi) for p, (lo, hi) in enumerate(ranges)])
+    return outputs, (totals, cycle_totals, worst), errors
+
+
 def simulate(
     addresses: object,
     width: int = 8,
     op: str = "load",
     active: object = None,
     matrices: int | None = None,
-    arch: str = "sm_90",
+    arch: str = DEFAULT_ARCH,
     *,
     atomic_op: str = "add",
 ) -> SimulationResult:
@@ -609,36 +494,13 @@ def simulate(
     if matrices is not None:
         matrices = int(matrices)
     architecture = get_arch(arch)
-    if op in MATRIX_OPS:
-        if matrices not in (1, 2, 4):
-            raise BankismError(f"{op} needs matrices=1, 2 or 4; got {matrices!r}")
-        if width not in (8, 16):
-            raise BankismError(f"{op} moves 16-byte rows; width={width!r} does not apply")
-        width = 16
-    elif matrices is not None:
-        raise BankismError(f"matrices= applies to ldmatrix/stmatrix only, not to {op!r}")
-    rule = architecture.rule(op, width, atomic_op)
+    width, rule = _resolve(width, op, matrices, arch, atomic_op)
     rows = _as_addresses(addresses)
-    n = rows.shape[0]
-    masks = _as_masks(active, n)
-    lanes_used = _lanes_used(op, matrices)
-    wavefronts, ideal, conflicts, groups = (np.empty(n, np.int64) for _ in range(4))
-    cycles = np.empty(n, np.float64)
-    merged = np.empty(n, np.bool_)
-    errors = np.empty((_chunks(n), 3), np.int64)
-    measured = rule.cycles_floor is not None and rule.cycles_per_wavefront is not None
-    unit_shift, super_shift = _geometry(architecture, width)
-    if n:
-        _simulate_kernel(
-            rows, masks, width, lanes_used, rule.lanes_per_transaction,
-            np.asarray(rule.merge_xors, np.int64), rule.merge_scope == "warp",
-            rule.same_address_serialised, rule.banked, rule.wavefronts_per_pass,
-            rule.cycles_floor if measured else np.nan,
-            rule.cycles_per_wavefront if measured else np.nan,
-            architecture.shared_bytes, unit_shift, super_shift,
-            wavefronts, ideal, conflicts, cycles, groups, merged, errors,
-        )
-        _raise_first_error(errors, rows, width, architecture)
+    masks = _as_masks(active, rows.shape[0])
+    tables = _kind_table([(width, op, matrices, rule)], architecture, architecture.shared_bytes)
+    per_record, _, errors = _run_kernel(_narrow(rows), masks, np.zeros(1, np.int32), tables, 1, True)
+    _raise_first_error(errors, rows, np.full(1, width), np.zeros(1, np.int32), architecture, None)
+    wavefronts, ideal, conflicts, cycles, groups, merged = per_record
     return SimulationResult(
         wavefronts=wavefronts, ideal=ideal, conflicts=conflicts, cycles=cycles,
         groups=groups, merged=merged, op=op, width=width, matrices=matrices,
@@ -647,12 +509,120 @@ def simulate(
     )
 
 
-def _raise_first_error(errors: np.ndarray, rows: np.ndarray, width: int, arch: Architecture) -> None:
+@dataclass(frozen=True)
+class Kind:
+    """One instruction kind of a mixed batch (``simulate_many``): what ``simulate`` takes besides lanes."""
+
+    op: str
+    width: int
+    matrices: int | None = None
+    atomic_op: str = "add"
+
+
+@dataclass(frozen=True)
+class KindTotals:
+    """Sums over the instructions of one kind in a batch, and its worst instruction.
+
+    ``worst``: index in the batch of the first instruction with the most excess wavefronts
+    (then the most wavefronts), -1 when the kind has none; ``cycles`` is NaN when the kind
+    has no cycle model.
+    """
+
+    executions: int
+    wavefronts: int
+    ideal: int
+    conflicts: int
+    cycles: float
+    worst: int
+    worst_wavefronts: int
+    worst_ideal: int
+
+
+def check_kind(kind: Kind, arch: str = DEFAULT_ARCH) -> None:
+    """A BankismError when the engine cannot model ``kind`` on ``arch`` (as ``simulate`` would raise)."""
+    width, _ = _resolve(kind.width, kind.op, kind.matrices, arch, kind.atomic_op)
+    _geometry(get_arch(arch), width)
+
+
+class AddressError(BankismError):
+    """An active lane's address is invalid: ``instruction`` (batch index), ``lane``, ``address`` and
+    ``reason``: "negative", "range" (past the limit) or "align"."""
+
+    def __init__(self, message: str, instruction: int, lane: int, address: int, reason: str) -> None:
+        super().__init__(message)
+        self.instruction = instruction
+        self.lane = lane
+        self.address = address
+        self.reason = reason
+
+
+def simulate_many(
+    addresses: np.ndarray, active: np.ndarray, kind_of: np.ndarray, kinds: list[Kind],
+    arch: str = DEFAULT_ARCH, limit: int | None = None,
+) -> list[KindTotals]:
+    """Per-kind sums over a batch of mixed kinds, in one parallel pass and without copies.
+
+    Instruction i has the lanes ``addresses[i]`` (C-contiguous (N, 32) int32 or int64 array),
+    the active-lane bitmask ``active[i]`` and the kind ``kinds[kind_of[i]]``. Active lanes must
+    lie in [0, ``limit``) (default: the architecture's shared memory), else an AddressError
+    names the first invalid instruction and lane. This is what ``bankism analyze`` runs per chunk.
+    """
+    architecture = get_arch(arch)
+    limit = architecture.shared_bytes if limit is None else min(int(limit), architecture.shared_bytes)
+    resolved = []
+    for kind in kinds:
+        width, rule = _resolve(kind.width, kind.op, kind.matrices, arch, kind.atomic_op)
+        resolved.append((width, kind.op, kind.matrices, rule))
+    rows = np.ascontiguousarray(addresses)
+    if rows.dtype not in (np.int32, np.int64) or rows.ndim != 2 or rows.shape[1] != LANES:
+        raise BankismError(
+            f"addresses must be an (N, {LANES}) int32 or int64 array; got {rows.dtype} {rows.shape}"
+        )
+    masks = np.asarray(active, np.int64).reshape(-1)
+    kind_of = np.ascontiguousarray(kind_of, np.int32).reshape(-1)
+    if masks.shape[0] != rows.shape[0] or kind_of.shape[0] != rows.shape[0]:
+        raise BankismError("addresses, active and kind_of must have one entry per instruction")
+    if kind_of.size and (kind_of.min() < 0 or kind_of.max() >= len(kinds)):
+        raise BankismError(f"kind_of must index the {len(kinds)} kinds")
+    tables = _kind_table(resolved, architecture, limit)
+    _, (totals, cycle_totals, worst), errors = _run_kernel(rows, masks, kind_of, tables, len(kinds), False)
+    widths = tables[0][:, _K_WIDTH]
+    _raise_first_error(errors, rows, widths, kind_of, architecture, limit)
+    out = []
+    for k in range(len(kinds)):
+        chunk_worst = worst[:, k]
+        found = chunk_worst[:, _W_INDEX] >= 0
+        if found.any():
+            candidates = chunk_worst[found]
+            keys = (candidates[:, _W_INDEX], -candidates[:, _W_WAVEFRONTS], -candidates[:, _W_EXCESS])
+            pick = int(np.lexsort(keys)[0])
+            index, excess, wavefronts = (int(v) for v in candidates[pick])
+        else:
+            index, excess, wavefronts = -1, 0, 0
+        out.append(KindTotals(
+            executions=int(totals[:, k, _T_EXECUTIONS].sum()),
+            wavefronts=int(totals[:, k, _T_WAVEFRONTS].sum()),
+            ideal=int(totals[:, k, _T_IDEAL].sum()), conflicts=int(totals[:, k, _T_CONFLICTS].sum()),
+            cycles=float(cycle_totals[:, k].sum()), worst=index, worst_wavefronts=wavefronts,
+            worst_ideal=wavefronts - excess,
+        ))
+    return out
+
+
+def _raise_first_error(
+    errors: np.ndarray, rows: np.ndarray, widths: np.ndarray, kind_of: np.ndarray, arch: Architecture,
+    limit: int | None,
+) -> None:
     failed = errors[errors[:, 2] != _ERR_NONE]
     if failed.size == 0:
         return
-    i, lane, code = failed[np.argmin(failed[:, 0])]
-    text = _ERROR_TEXT[int(code)].format(
-        a=int(rows[i, lane]), w=width, size=arch.shared_bytes, arch=arch.name
-    )
-    raise BankismError(f"instruction {int(i)}, lane {int(lane)}: {text}")
+    i, lane, code = (int(v) for v in failed[np.argmin(failed[:, 0])])
+    width = int(widths[kind_of[0] if kind_of.shape[0] == 1 else kind_of[i]])
+    address = int(rows[i, lane])
+    if limit is None:
+        text = _ERROR_TEXT[code].format(a=address, w=width, size=arch.shared_bytes, arch=arch.name)
+    else:
+        text = _ERROR_TEXT[code].replace("the {size}-byte shared memory of {arch}", "byte {size}").format(
+            a=address, w=width, size=limit)
+    reason = {_ERR_NEGATIVE: "negative", _ERR_RANGE: "range", _ERR_ALIGN: "align"}[code]
+    raise AddressError(f"instruction {i}, lane {lane}: {text}", i, lane, address, reason)
