@@ -19,6 +19,7 @@ from bankism.analyze import (
     OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
+    ldgsts_caveat,
 )
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
@@ -301,12 +302,18 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
         c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
     }
     for site in report["sites"]:
-        totals = source[OP_CLASS[site["op"]]]
+        totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
             totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
         totals["conflicts"] += site["conflicts"] * scale
-    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}
+    caveats = {}
+    if "ldgsts" in source:
+        caveat = ldgsts_caveat(sass.sites, "wavefronts")
+        if caveat:
+            caveats["ldgsts"] = caveat
+    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured,
+            "caveats": caveats}
 
 
 def _site_rows(site) -> np.ndarray:  # noqa: ANN001
