@@ -439,10 +439,15 @@ class _Converter(Declarations):
                 params = self._params(declarator.child_by_field_name("parameters"))
             return S.Lambda(line, text, params, node.child_by_field_name("body"))
         if kind == "compound_literal_expression":
-            type_name = self._type_descriptor(node.child_by_field_name("type"))
+            type_node = node.child_by_field_name("type")
+            if type_node.type == "type_descriptor":
+                type_name = self._type_descriptor(type_node)
+                base, targs = type_name.base, type_name.args
+            else:  # `cg::plus<float>{}`: a braced temporary of a named (template) type
+                base, targs, _ = self._type_spec(type_node)
             value = node.child_by_field_name("value")
             args = [self.expr(c) for c in named_children(value)] if value is not None else []
-            return S.Call(line, text, type_name.base, args, list(type_name.args or []))
+            return S.Call(line, text, base, args, list(targs or []))
         if kind == "field_expression":
             operator = node.child_by_field_name("operator")
             arrow = operator is not None and node_text(operator) == "->"
