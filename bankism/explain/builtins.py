@@ -597,7 +597,7 @@ for _name, _source, _target in (
 
 def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     """A texture read (tex1Dfetch, tex2D, ...): its value is not known, as a global load's."""
-    for arg in expr.args:
+    for arg in expr.args[1:]:
         machine.eval(arg, mask)
     t = C.FLOAT
     if expr.template_args:

@@ -100,6 +100,10 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         self.unsure_why = ""
         self._struct_types: dict[tuple, CType] = {}
         self._deferred: dict[int, Failure] = {}
+        #: What the report should say about how this block was run (loops counted, not run).
+        self.notes: list[str] = []
+        #: Loops (statement ids) whose probe found iterations that differ.
+        self.no_repeat: set[int] = set()
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}
