@@ -191,3 +191,19 @@ def test_parenthesized_typedef_casts_and_cache_hint_stores():
     check_site(site(report, 10, "col", "store"), {0: np.array([col + 4 * 32 * x])}, 4, "store")
     check_site(site(report, 12, "buf", "load"), {0: np.array([BASE + 4 * (127 - x)])}, 4, "load")
     check_site(site(report, 13, "buf", "load"), {0: np.array([BASE + 4 * x])}, 4, "load")
+
+
+def test_a_define_for_a_parameter_of_an_unparsable_kernel_is_not_pasted_as_a_macro(tmp_path):
+    source = tmp_path / "trait.cu"
+    source.write_text(
+        "template <typename T> struct Wide { typedef float4 Type; };\n"
+        "template <typename T>\n"
+        "__global__ void k(typename Wide<T>::Type *p, unsigned int n) {\n"
+        "  __shared__ float s[64];\n"
+        "  if (threadIdx.x < n) s[threadIdx.x] = 1.f;\n"
+        "}\n"
+    )
+    with pytest.raises(BankismError) as caught:
+        run(source, grid=(1, 1, 1), block=(64, 1, 1), defines={"T": "float", "n": "32"})
+    assert "cannot parse" not in str(caught.value)
+    assert "trait.cu:3: unsupported construct: dependent type" in str(caught.value)

@@ -4,6 +4,8 @@ the optional shared-memory snapshot."""
 
 from __future__ import annotations
 
+import re
+
 from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
@@ -126,8 +128,26 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     for kernel in program.kernels:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
+    reserved.update(_signature_names(program.pre.text))
     macros = {name: value for name, value in defines.items() if name not in reserved}
     return parse(preprocess(source, filename, macros, *paths))
+
+
+_KERNEL_SIGNATURE = re.compile(r"__global__[^{};]*?\(([^{};]*?)\)\s*\{")
+_LAST_WORD = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:=[^,]*)?$")
+
+
+def _signature_names(text: str) -> set[str]:
+    """Parameter names of every __global__ function in ``text``, read from the signatures
+    themselves (also of kernels bankism cannot parse): a -D for one of them binds that
+    parameter and must never be pasted into the text as a macro."""
+    names = set()
+    for match in _KERNEL_SIGNATURE.finditer(text):
+        for param in match.group(1).split(","):
+            word = _LAST_WORD.search(param.strip())
+            if word:
+                names.add(word.group(1))
+    return names
 
 
 def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:
