@@ -207,3 +207,15 @@ def test_a_define_for_a_parameter_of_an_unparsable_kernel_is_not_pasted_as_a_mac
         run(source, grid=(1, 1, 1), block=(64, 1, 1), defines={"T": "float", "n": "32"})
     assert "cannot parse" not in str(caught.value)
     assert "trait.cu:3: unsupported construct: dependent type" in str(caught.value)
+
+
+def test_a_kernel_not_found_names_the_headers_that_were_not_found(tmp_path):
+    source = tmp_path / "host.cu"
+    source.write_text(
+        '#include <cstdio>\n#include "kernels/tiles.cuh"\nint main() { tileKernel<<<1, 32>>>(0); }\n'
+    )
+    missing = r'#include "kernels/tiles.cuh" not found \(give the directory with -I DIR\)'
+    with pytest.raises(BankismError, match=r"host.cu: no __global__ function named tileKernel; " + missing):
+        run(source, kernel="tileKernel")
+    with pytest.raises(BankismError, match=r"no __global__ kernel found; " + missing):
+        run(source)

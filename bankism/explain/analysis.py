@@ -162,6 +162,16 @@ def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:
     return values
 
 
+def _missing_headers(program: Program) -> str:
+    """'; #include "X" was not found ...' when the file includes headers bankism could not
+    find (a kernel may live in one of them)."""
+    missing = program.pre.missing
+    if not missing:
+        return ""
+    listed = ", ".join(f'"{m}"' for m in missing[:3]) + (", ..." if len(missing) > 3 else "")
+    return f"; #include {listed} not found (give the directory with -I DIR)"
+
+
 def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Function:
     kernels = program.kernels
     names = ", ".join(dict.fromkeys(k.name for k in kernels))
@@ -170,11 +180,11 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
         if not matches:
             raise BankismError(
                 f"{filename}: no __global__ function named {wanted}"
-                + (f"; it defines {names}" if names else "")
+                + (f"; it defines {names}" if names else "") + _missing_headers(program)
             )
         return matches[0]
     if not kernels:
-        raise BankismError(f"{filename}: no __global__ kernel found")
+        raise BankismError(f"{filename}: no __global__ kernel found" + _missing_headers(program))
     if len({k.name for k in kernels}) > 1:
         raise BankismError(f"{filename} defines several kernels ({names}): choose one with --kernel NAME")
     return kernels[0]
