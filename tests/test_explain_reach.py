@@ -219,3 +219,17 @@ def test_a_kernel_not_found_names_the_headers_that_were_not_found(tmp_path):
         run(source, kernel="tileKernel")
     with pytest.raises(BankismError, match=r"no __global__ kernel found; " + missing):
         run(source)
+
+
+def test_memcpy_of_a_global_int4_into_a_packed_struct():
+    report = run(REACH / "packed_bits.cu", kernel="packedRows")
+    x = np.arange(128)
+    warp = [x[32 * w: 32 * w + 32] for w in range(4)]
+    stores = {w: np.array([BASE + 4 * (129 * k + warp[w]) for k in range(4)]) for w in range(4)}
+    check_site(site(report, 14, "rows", "store"), stores, 4, "store")
+    loads = {w: np.array([BASE + 4 * (129 * (warp[w] % 4) + warp[w] // 4)]) for w in range(4)}
+    found = site(report, 16, "rows", "load")
+    check_site(found, loads, 4, "load")
+    assert found["wavefronts"] == 16
+    with pytest.raises(BankismError, match=r"packed_bits.cu:22: the address depends on"):
+        run(REACH / "packed_bits.cu", kernel="packedIndex")
