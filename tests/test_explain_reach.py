@@ -233,3 +233,15 @@ def test_memcpy_of_a_global_int4_into_a_packed_struct():
     assert found["wavefronts"] == 16
     with pytest.raises(BankismError, match=r"packed_bits.cu:22: the address depends on"):
         run(REACH / "packed_bits.cu", kernel="packedIndex")
+
+
+def test_constant_tables_sized_by_their_initializer():
+    report = run(REACH / "constant_table.cu")
+    t = np.arange(256)
+    stores = {w: np.array([BASE + 4 * (32 * (t[32 * w: 32 * w + 32] % 8) + t[32 * w: 32 * w + 32] // 8)])
+              for w in range(8)}
+    found = site(report, 7, "taps", "store")
+    check_site(found, stores, 4, "store")
+    assert found["wavefronts"] == 8 * 8
+    loads = {w: np.array([BASE + 4 * (32 * w + np.arange(32))]) for w in range(8)}
+    check_site(site(report, 9, "taps", "load"), loads, 4, "load")

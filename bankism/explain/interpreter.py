@@ -8,6 +8,7 @@ its behaviour is split by concern: ``statements``, ``expressions``, ``lvalues`` 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -202,7 +203,16 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
     def _global_item(self, decl: S.Decl, item: S.Declarator, mask: Mask) -> None:
         try:
             if decl.space in ("constant", "device"):
-                t = self.resolve_type(item.type, mask)
+                type_name = item.type
+                if type_name.dims and type_name.dims[0] is None and isinstance(item.init, S.InitList):
+                    # `__constant__ float table[] = {...}`: the size is the initializer's length
+                    inner = 1
+                    for dim in type_name.dims[1:]:
+                        inner *= self.integer_constant(dim, mask, "array size")
+                    count = -(-_flat_count(item.init) // inner)
+                    size = S.Literal(item.line, str(count), count, "int")
+                    type_name = dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
+                t = self.resolve_type(type_name, mask)
                 matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
                 self.matrices.append(matrix)
                 self.globals[item.name] = GlobalArray(matrix, t)
@@ -491,3 +501,8 @@ def _is_constant_expression(expr: S.Expr) -> bool:
         if isinstance(node, S.Unary) and node.op in ("*", "&"):
             return False
     return True
+
+
+def _flat_count(init: S.InitList) -> int:
+    """How many scalars a (nested) brace initializer lists."""
+    return sum(_flat_count(i) if isinstance(i, S.InitList) else 1 for i in init.items)
