@@ -245,3 +245,25 @@ def test_constant_tables_sized_by_their_initializer():
     assert found["wavefronts"] == 8 * 8
     loads = {w: np.array([BASE + 4 * (32 * w + np.arange(32))]) for w in range(8)}
     check_site(site(report, 9, "taps", "load"), loads, 4, "load")
+
+
+def test_kernel_parameters_of_unmodelled_types_cost_nothing_unless_named(tmp_path):
+    source = tmp_path / "tags.cu"
+    source.write_text(
+        "#include <type_traits>\n"
+        "template <bool A> __global__ void k(float *o, std::bool_constant<A>, curandState *st) {\n"
+        "  __shared__ float s[64];\n"
+        "  s[2 * threadIdx.x % 64] = 1.f;\n"
+        "  if (A) o[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "__global__ void named(curandState *st) { __shared__ curandState s[32]; s[threadIdx.x] = st[0]; }\n"
+        "int main() { k<true><<<1, 32>>>(0, std::bool_constant<true>{}, 0); named<<<1, 32>>>(0); }\n"
+    )
+    report = run(source, kernel="k")
+    lane = np.arange(32)
+    found = site(report, 4, "s", "store")
+    check_site(found, {0: np.array([BASE + 4 * (2 * lane % 64)])}, 4, "store")
+    assert found["wavefronts"] == 2
+    check_site(site(report, 5, "s", "load"), {0: np.array([BASE + 4 * (63 - lane)])}, 4, "load")
+    with pytest.raises(BankismError, match=r"tags.cu:7: unsupported construct: unknown type 'curandState'"):
+        run(source, kernel="named")

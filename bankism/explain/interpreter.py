@@ -167,8 +167,20 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
                 else:
                     value = self.integer_constant(given, full, "template argument")
                     scope[param.name] = constant(C.INT, value)
+            used = None
             for param in self.kernel.params:
-                t = self.resolve_type(param.type, full)
+                try:
+                    t = self.resolve_type(param.type, full)
+                except Failure:
+                    # A parameter of a type bankism does not model (a tag such as
+                    # std::bool_constant<A>, a library state) costs nothing unless the
+                    # kernel names it.
+                    if used is None:
+                        body = self.program.body(self.kernel)
+                        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
+                    if not param.name or param.name not in used:
+                        continue
+                    raise
                 if t.kind == "array":
                     t = C.pointer_to(t.elem)
                 if param.type.reference:
