@@ -267,3 +267,12 @@ def test_kernel_parameters_of_unmodelled_types_cost_nothing_unless_named(tmp_pat
     check_site(site(report, 5, "s", "load"), {0: np.array([BASE + 4 * (63 - lane)])}, 4, "load")
     with pytest.raises(BankismError, match=r"tags.cu:7: unsupported construct: unknown type 'curandState'"):
         run(source, kernel="named")
+
+
+def test_overloads_by_reference_constness_pick_and_bind_as_cpp_does():
+    report = run(REACH / "ref_overloads.cu")
+    lane = np.arange(32)
+    found = site(report, 9, "s", "store")  # first(v) = 2x wrote v.x through the T& overload
+    check_site(found, {0: np.array([BASE + 4 * 2 * lane])}, 4, "store")
+    assert found["wavefronts"] == 2
+    check_site(site(report, 10, "s", "store"), {0: np.array([BASE + 4 * (lane + 64)])}, 4, "store")
