@@ -276,3 +276,19 @@ def test_overloads_by_reference_constness_pick_and_bind_as_cpp_does():
     check_site(found, {0: np.array([BASE + 4 * 2 * lane])}, 4, "store")
     assert found["wavefronts"] == 2
     check_site(site(report, 10, "s", "store"), {0: np.array([BASE + 4 * (lane + 64)])}, 4, "store")
+
+
+def test_a_whole_struct_stored_to_shared_memory_is_refused_in_one_line(tmp_path):
+    source = tmp_path / "pack.cu"
+    source.write_text(
+        "struct alignas(16) Quad { float v[4]; };\n"
+        "__device__ Quad fill(float x) { Quad q; for (int i = 0; i < 4; i++) q.v[i] = x; return q; }\n"
+        "__global__ void k(const float *in) {\n"
+        "  __shared__ Quad tiles[32];\n"
+        "  tiles[threadIdx.x] = fill(in[threadIdx.x]);\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    why = r"pack.cu:5: unsupported construct: a whole Quad copied into shared memory \(how the compiler splits"
+    with pytest.raises(BankismError, match=why):
+        run(source)

@@ -312,6 +312,9 @@ class Lvalues:
         value = self.coerce(value, t, node)
         region = target.region
         if isinstance(region, SharedVariable):
+            if not isinstance(value, Scalar | Vector):
+                raise Failure(node, f"unsupported construct: a whole {value.type} copied into shared memory "
+                                    "(how the compiler splits the copy is not modelled: write its members)")
             addresses = self._shared_addresses(target, mask, "store")
             self._shared_write(addresses, value, t, mask)
         elif isinstance(region, LocalArray):
