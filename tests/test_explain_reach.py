@@ -289,6 +289,6 @@ def test_a_whole_struct_stored_to_shared_memory_is_refused_in_one_line(tmp_path)
         "}\n"
         "int main() { k<<<1, 32>>>(0); }\n"
     )
-    why = r"pack.cu:5: unsupported construct: a whole Quad copied into shared memory \(how the compiler splits"
+    why = r"pack.cu:5: unsupported construct: a whole Quad copied into shared memory \(how the"
     with pytest.raises(BankismError, match=why):
         run(source)
