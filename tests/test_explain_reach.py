@@ -292,3 +292,12 @@ def test_a_whole_struct_stored_to_shared_memory_is_refused_in_one_line(tmp_path)
     why = r"pack.cu:5: unsupported construct: a whole Quad copied into shared memory \(how the"
     with pytest.raises(BankismError, match=why):
         run(source)
+
+
+def test_default_arguments_of_device_functions():
+    report = run(REACH / "default_args.cu")
+    lane = np.arange(32)
+    for line, words, wavefronts in ((6, 2 * lane, 2), (7, lane, 1), (8, 1 + 4 * lane, 4)):
+        found = site(report, line, "s", "store")
+        check_site(found, {0: np.array([BASE + 4 * words])}, 4, "store")
+        assert found["wavefronts"] == wavefronts

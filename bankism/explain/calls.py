@@ -79,13 +79,19 @@ class Calls:
         return set().union(*self.frame.scopes)
 
     def _call_function(self, expr: S.Call, mask: Mask) -> Frame:
+        given = len(expr.args)
         candidates = [f for f in self.program.functions[expr.function]
-                      if len(f.params) == len(expr.args) and not f.is_kernel]
+                      if not f.is_kernel and len(f.params) >= given
+                      and all(p.default is not None for p in f.params[given:])]
         if not candidates:
             raise Failure(expr, f"unsupported construct: no device function {expr.function} with "
                                 f"{len(expr.args)} argument(s)")
         if len(candidates) == 1:
-            return self.invoke(candidates[0], expr, mask, args=expr.args, explicit=expr.template_args)
+            args = list(expr.args) + [p.default for p in candidates[0].params[given:]]
+            return self.invoke(candidates[0], expr, mask, args=args, explicit=expr.template_args)
+        if any(len(f.params) != given for f in candidates):
+            raise Failure(expr, f"unsupported construct: several overloads of {expr.function} with default "
+                                "arguments")
         values = [self.eval(a, mask) for a in expr.args]
         function = self._overload(candidates, values, expr, mask)
         if any(p.type.reference for p in function.params) and not any(

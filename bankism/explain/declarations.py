@@ -135,7 +135,10 @@ class Declarations:
             type_name, pname = self._declared(p, p.child_by_field_name("declarator"))
             if pname == "" and type_name.base == "void" and not type_name.pointers:
                 continue
-            params.append(S.Param(self._line(p), node_text(p), pname, type_name))
+            optional = p.type == "optional_parameter_declaration"
+            default = p.child_by_field_name("default_value") if optional else None
+            params.append(S.Param(self._line(p), node_text(p), pname, type_name,
+                                  self.expr(default) if default is not None else None))
         return params
 
     def _cast_target(self, node: Node) -> S.TypeName:

@@ -257,6 +257,8 @@ class Continue(Stmt):
 class Param(Node):
     name: str
     type: TypeName
+    #: The default argument (``unsigned C = 0``), or None.
+    default: Expr | None = None
 
 
 @dataclass(slots=True, eq=False)
