@@ -8,13 +8,13 @@ launch, which is what the measured ncu counters cover. ``docs/analyze.md`` docum
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES, get_arch
+from bankism.arch import MATRIX_OPS, NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
 from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass re-exported)
@@ -26,6 +26,7 @@ from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_
 )
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error
+from bankism.trace.views import Launch, Site
 from bankism.version import __version__
 
 REPORT_FORMAT = "bankism-analysis"
@@ -115,7 +116,7 @@ class WorstInstruction:
 class SiteStats:
     """Sums over the recorded executions of one instruction site."""
 
-    site: dict[str, Any]
+    site: Site
     executions: int = 0
     wavefronts: int = 0
     ideal: int = 0
@@ -127,11 +128,11 @@ class SiteStats:
 
     @property
     def id(self) -> int:
-        return int(self.site["id"])
+        return self.site.id
 
     @property
     def op_class(self) -> str:
-        return OP_CLASS[self.site["op"]]
+        return self.site.ncu_class
 
     @property
     def atomic_op(self) -> str | None:
@@ -144,9 +145,9 @@ class SiteStats:
     def to_json(self) -> dict[str, Any]:
         site = self.site
         return {
-            "id": self.id, "pc": site.get("pc"), "sass": site.get("sass"), "file": site.get("file"),
-            "line": site.get("line"), "op": site["op"], "width": site["width"],
-            "matrices": site.get("matrices"), "atomic_op": self.atomic_op, "class": self.op_class,
+            "id": self.id, "pc": site.pc, "sass": site.sass, "file": site.file,
+            "line": site.line, "op": site.op, "width": site.width,
+            "matrices": site.matrices, "atomic_op": self.atomic_op, "class": self.op_class,
             "executions": self.executions,
             "wavefronts": self.wavefronts, "ideal": self.ideal, "excess": self.excess,
             "conflicts": self.conflicts, "cycles": self.cycles,
@@ -183,7 +184,7 @@ Counts = dict[str, dict[str, float]]
 class LaunchReport:
     """Everything ``bankism analyze`` says about one kernel launch."""
 
-    launch: dict[str, Any]
+    launch: Launch
     records: int
     blocks_recorded: int
     sites: list[SiteStats]
@@ -193,15 +194,15 @@ class LaunchReport:
 
     @property
     def index(self) -> int:
-        return int(self.launch["index"])
+        return self.launch.index
 
     @property
     def kernel(self) -> str:
-        return str(self.launch["kernel"])
+        return self.launch.kernel
 
     @property
     def blocks_total(self) -> int:
-        return int(self.launch["blocks_total"])
+        return self.launch.blocks_total
 
     @property
     def scale(self) -> float:
@@ -224,7 +225,7 @@ class LaunchReport:
         sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
         for stats in self.sites:
             totals = sums[stats.op_class]
-            if stats.site["op"] in COUNTED_AS_INSTRUCTIONS:
+            if stats.site.op in COUNTED_AS_INSTRUCTIONS:
                 totals["instructions"] += stats.executions
             totals["wavefronts"] += stats.wavefronts
             totals["conflicts"] += stats.conflicts
@@ -241,8 +242,8 @@ class LaunchReport:
             "simulated_records": self.records - self.unmodelled_records(),
             "unmodelled_records": self.unmodelled_records(),
             "unmodelled": [
-                {"id": s.id, "pc": s.site.get("pc"), "sass": s.site.get("sass"), "file": s.site.get("file"),
-                 "line": s.site.get("line"), "op": s.site["op"], "width": s.site["width"],
+                {"id": s.id, "pc": s.site.pc, "sass": s.site.sass, "file": s.site.file,
+                 "line": s.site.line, "op": s.site.op, "width": s.site.width,
                  "class": s.op_class, "records": s.executions, "instructions": s.executions * self.scale,
                  "reason": s.unmodelled}
                 for s in self.unmodelled
@@ -397,9 +398,10 @@ class LaunchReport:
         launch = self.launch
         predicted = self.predicted
         return {
-            "index": self.index, "kernel": self.kernel, "mangled": launch.get("mangled"),
-            "grid": list(launch["grid"]), "block": list(launch["block"]),
-            "shared_bytes": dict(launch["shared_bytes"]), "blocks_total": self.blocks_total,
+            "index": self.index, "kernel": self.kernel, "mangled": launch.mangled,
+            "grid": list(launch.grid), "block": list(launch.block),
+            "shared_bytes": {"static": launch.shared_static, "dynamic": launch.shared_dynamic},
+            "blocks_total": self.blocks_total,
             "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
             "recorded": self.recorded,
             "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
@@ -411,10 +413,10 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
-            "unrecorded_shared": launch.get("unrecorded_shared"),
+            "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),
-            "async": self.launch.get("async"),
-            "async_notes": async_notes(self.launch),
+            "async": launch.async_events,
+            "async_notes": async_notes(self.launch.async_events),
         }
 
 
@@ -456,11 +458,11 @@ def ldgsts_caveat(sites: list[SiteStats], metric: str) -> str | None:
     """
     if metric == "instructions":
         return None
-    ldgsts = [s for s in sites if s.site["op"] == "ldgsts"]
-    if any(is_bypass_ldgsts(s.site.get("sass")) for s in ldgsts):
+    ldgsts = [s for s in sites if s.site.op == "ldgsts"]
+    if any(is_bypass_ldgsts(s.site.sass) for s in ldgsts):
         return ("cp.async.cg (LDGSTS.BYPASS) writes bypass the LSU data pipe: the H100 counts no shared "
                 "wavefronts or bank conflicts for them, yet they cost time (docs/rules.md, cp.async)")
-    scattered = [s.id for s in ldgsts if s.site.get("source_lines", 1) > 1 or s.site.get("source_repeats", 0)]
+    scattered = [s.id for s in ldgsts if s.site.source_lines > 1 or s.site.source_repeats]
     if scattered:
         return (f"site(s) {', '.join(map(str, scattered))} read more than one global line per store "
                 "group, or the same bytes twice: the prediction is a lower bound there "
@@ -468,14 +470,14 @@ def ldgsts_caveat(sites: list[SiteStats], metric: str) -> str | None:
     return None
 
 
-def async_notes(launch: dict[str, Any]) -> list[str]:
-    """What the launch's ``async`` block says the tracer saw but bankism did not simulate.
+def async_notes(block: Mapping[str, Any] | None) -> list[str]:
+    """What a launch's ``async`` block says the tracer saw but bankism did not simulate.
 
     Bulk copies and wgmma operand reads are recorded as events, without per-lane addresses, so their
     wavefronts are not predicted. (Instructions the tracer cannot record at all, such as TMA tensor copies,
     are in the launch's ``unrecorded_shared``.)
     """
-    block = launch.get("async") or {}
+    block = block or {}
     notes = []
     for copy in block.get("bulk_copies", []):
         notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} "
@@ -540,7 +542,7 @@ class LineStats:
         worst = self.worst_site
         return {
             "file": self.file, "line": self.line, "op": self.op, "sites": [s.id for s in self.sites],
-            "sass": sorted({s.site.get("sass") or "" for s in self.sites} - {""}),
+            "sass": sorted({s.site.sass or "" for s in self.sites} - {""}),
             "executions": self.executions, "wavefronts": self.wavefronts, "ideal": self.ideal,
             "excess": self.excess, "conflicts": self.conflicts, "cycles": self.cycles,
             "worst": {"site": worst.id, **worst.worst.to_json()} if worst else None,
@@ -553,10 +555,10 @@ def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
     groups: dict[tuple, LineStats] = {}
     for stats in sites:
         site = stats.site
-        file, line = site.get("file"), site.get("line")
-        key = (file, line, site["op"]) if file and line else ("site", stats.id)
+        file, line = site.file, site.line
+        key = (file, line, site.op) if file and line else ("site", stats.id)
         if key not in groups:
-            groups[key] = LineStats(file, line, site["op"], [])
+            groups[key] = LineStats(file, line, site.op, [])
         groups[key].sites.append(stats)
     return list(groups.values())
 
@@ -582,26 +584,24 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
     return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
 
 
-def atomic_op_of(site: dict[str, Any]) -> str | None:
+def atomic_op_of(site: Site | Mapping[str, Any]) -> str | None:
     """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
-    if site["op"] != "atomic":
-        return None
-    return atomic_op_of_sass(site.get("sass"))
+    return (site if isinstance(site, Site) else Site.of(site)).atomic_op
 
 
-def site_kind(site: dict[str, Any]) -> Kind:
+def site_kind(site: Site) -> Kind:
     """The engine's instruction kind of a site."""
-    return Kind(site["op"], int(site["width"]), site.get("matrices"), atomic_op_of(site) or DEFAULT_ATOMIC_OP)
+    return Kind(site.op, site.width, site.matrices, site.atomic_op or DEFAULT_ATOMIC_OP)
 
 
-def site_unmodelled_reason(site: dict[str, Any], arch: str) -> str | None:
+def site_unmodelled_reason(site: Site, arch: str) -> str | None:
     """Why the engine cannot simulate ``site`` (unknown opcode, no rule for its kind on ``arch``), or None."""
-    reason = unmodelled_reason(site.get("sass"))
+    reason = unmodelled_reason(site.sass)
     if reason:
         return reason
-    width = 16 if site["op"] in ("ldmatrix", "stmatrix") else int(site["width"])
+    width = 16 if site.op in MATRIX_OPS else site.width
     try:
-        get_arch(arch).rule(site["op"], width, atomic_op_of(site) or DEFAULT_ATOMIC_OP)
+        get_arch(arch).rule(site.op, width, site.atomic_op or DEFAULT_ATOMIC_OP)
     except BankismError as error:
         return str(error)
     return None
@@ -654,7 +654,7 @@ class _Batcher:
             row = error.instruction if rows is None else int(rows[error.instruction])
             site_id = int(chunk.site[row])
             raise address_error(self.launch, self.arch, self.label, chunk.start + row, error.lane,
-                                chunk.addresses[row], int(self.stats[site_id].site["width"]), site_id,
+                                chunk.addresses[row], self.stats[site_id].site.width, site_id,
                                 error.reason) from None
         for k, part in enumerate(totals):
             if part.executions == 0:
@@ -677,8 +677,8 @@ def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label
     _Batcher(stats, launch, arch, label).add(chunk)
 
 
-def _measured(launch: dict[str, Any]) -> Counts | None:
-    counters = launch.get("counters")
+def _measured(launch: Launch) -> Counts | None:
+    counters = launch.counters
     if counters is None:
         return None
     return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES + OPTIONAL_CLASSES if c in counters}
@@ -690,8 +690,9 @@ def analyze_launch(
 ) -> LaunchReport:
     """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
     wanted = None if sites is None else set(sites)
-    stats = {int(s["id"]): SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
-             for s in launch["sites"] if wanted is None or s["id"] in wanted}
+    view = Launch.of(launch)
+    stats = {s.id: SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
+             for s in view.sites if wanted is None or s.id in wanted}
     batcher = _Batcher(stats, launch, trace.arch, trace.label(launch))
     count = 0
     for part in trace.chunks(launch, chunk, check_addresses=False):
@@ -702,7 +703,7 @@ def analyze_launch(
     ordered = sorted(stats.values(), key=lambda s: s.id)
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
-    return LaunchReport(launch, count, blocks_recorded_count(launch), modelled, _measured(launch), unmodelled)
+    return LaunchReport(view, count, blocks_recorded_count(launch), modelled, _measured(view), unmodelled)
 
 
 def analyze(

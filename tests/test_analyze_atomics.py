@@ -22,7 +22,7 @@ def test_byte_histogram_popc_inc_matches_ncu_exactly():
     assert len(report.launches) == 2
     for launch in report.launches:
         (site,) = [s for s in launch.sites if s.atomic_op == "popc_inc"]
-        assert site.site["sass"] == "ATOMS.POPC.INC.32"
+        assert site.site.sass == "ATOMS.POPC.INC.32"
         assert launch.unmodelled == []
         for op_class in ("ld", "st", "atom"):
             for metric in ("instructions", "wavefronts", "conflicts"):
@@ -63,7 +63,7 @@ def test_float_atomic_add_loop_is_analysed():
 def test_unmodelled_generic_atomic_is_reported_and_the_rest_analysed():
     (launch,) = _report("atomics/half_atomics.json").launches
     (unknown,) = launch.unmodelled
-    assert unknown.site["sass"].startswith("ATOM.E.ADD") and unknown.executions == 4096
+    assert unknown.site.sass.startswith("ATOM.E.ADD") and unknown.executions == 4096
     assert "unknown shared-memory opcode" in unknown.unmodelled
     spin = [s for s in launch.sites if s.atomic_op == "cas_spin"]
     assert sum(s.executions for s in spin) == launch.measured["atom"]["instructions"]

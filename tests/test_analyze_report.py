@@ -36,7 +36,7 @@ def test_site_sums_equal_the_engine_on_every_record(tmp_path):
     records = doc["launches"][0]["records"]
     for stats in report.launches[0].sites:
         rows = records["site"] == stats.id
-        direct = bankism.simulate(records["addresses"][rows], width=stats.site["width"], op=stats.site["op"],
+        direct = bankism.simulate(records["addresses"][rows], width=stats.site.width, op=stats.site.op,
                                   active=records["active"][rows].astype(np.int64))
         assert stats.executions == len(direct)
         assert stats.wavefronts == direct.total_wavefronts
@@ -77,7 +77,7 @@ def test_ops_map_to_ncu_classes(tmp_path):
     assert [s.op_class for s in report.sites] == ["ld", "st", "atom", "ld", "st"]
     recorded = report.recorded
     assert [recorded[c]["instructions"] for c in analyze.CLASSES] == [1, 1, 1]
-    matrix_wavefronts = {s.op_class: s.wavefronts for s in report.sites if s.site["op"].endswith("matrix")}
+    matrix_wavefronts = {s.op_class: s.wavefronts for s in report.sites if s.site.op.endswith("matrix")}
     plain_wavefronts = {s.op_class: s.wavefronts for s in report.sites[:2]}
     for op_class in ("ld", "st"):
         assert recorded[op_class]["wavefronts"] == matrix_wavefronts[op_class] + plain_wavefronts[op_class]

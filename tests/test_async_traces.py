@@ -40,9 +40,9 @@ def test_ca_matmul_matches_ncu_exactly(name, wavefronts, conflicts):
 
 def test_the_unpadded_tile_conflicts_eight_ways_on_its_a_copies():
     report = _report("cpasync_matmul_ca")
-    ldgsts = [s for s in report.sites if s.site["op"] == "ldgsts"]
-    assert {s.site["sass"] for s in ldgsts} == {"LDGSTS.E.128"}
-    assert all(s.site["source_lines"] == 1 and s.site["source_repeats"] == 0 for s in ldgsts)
+    ldgsts = [s for s in report.sites if s.site.op == "ldgsts"]
+    assert {s.site.sass for s in ldgsts} == {"LDGSTS.E.128"}
+    assert all(s.site.source_lines == 1 and s.site.source_repeats == 0 for s in ldgsts)
     # per execution: 32 wavefronts (8 per quarter-warp) for the A tile, 4 for the B tile
     assert sorted({s.wavefronts // s.executions for s in ldgsts}) == [4, 32]
 
@@ -74,7 +74,7 @@ def test_async_notes_name_what_was_not_simulated():
         "wgmma": [{"pc": 432, "sass": "HGMMA.64x64x16.F32", "executions": 1, "a_bytes": 2048,
                    "b_bytes": 2048}],
     }}
-    notes = analyze.async_notes(launch)
+    notes = analyze.async_notes(launch["async"])
     assert len(notes) == 2
     assert "8,192 bytes" in notes[0] and "4,096 operand bytes" in notes[1]
-    assert analyze.async_notes({}) == []
+    assert analyze.async_notes({}) == [] and analyze.async_notes(None) == []

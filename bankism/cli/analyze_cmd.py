@@ -38,13 +38,13 @@ from bankism.analyze import (
     analyze,
     analyze_launch,
     async_notes,
-    atomic_op_of,
 )
 from bankism.cli.pipe import StdoutClosed
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.files import check_output, replace, temporary_sibling
 from bankism.trace import Trace, open_trace
+from bankism.trace.views import Site
 
 #: A trace file at least this large gets a spinner on stderr while it loads (when stderr is a terminal).
 LOAD_NOTICE_BYTES = 8 << 20
@@ -88,20 +88,20 @@ def _stdout_console(width: int | None = None) -> Console:
 # ---------------------------------------------------------------------------------------------
 
 
-def _op_text(site: dict[str, Any]) -> str:
-    if site.get("matrices"):
-        return f"{site['op']}.x{site['matrices']}" + (".trans" if site.get("trans") else "")
-    if site["op"] == "atomic":
-        return f"atomic.{site['width']}.{atomic_op_of(site)}"
-    return f"{site['op']}.{site['width']}"
+def _op_text(site: Site) -> str:
+    if site.matrices:
+        return f"{site.op}.x{site.matrices}" + (".trans" if site.trans else "")
+    if site.op == "atomic":
+        return f"atomic.{site.width}.{site.atomic_op}"
+    return f"{site.op}.{site.width}"
 
 
-def _source_text(site: dict[str, Any]) -> str:
+def _source_text(file: str | None, line: int | None) -> str:
     """file:line with the file's name only (the JSON and CSV keep the whole path)."""
-    if not site.get("file"):
+    if not file:
         return "?"
-    name = Path(site["file"]).name
-    return f"{name}:{site['line']}" if site.get("line") else name
+    name = Path(file).name
+    return f"{name}:{line}" if line else name
 
 
 def _worst_text(worst: WorstInstruction | None) -> str:
@@ -122,9 +122,14 @@ NARROW_SOURCE = 18
 NARROW_SASS = 14
 
 
-def _short_source(site: dict[str, Any]) -> str:
+def _place(site: Site) -> str:
+    """file:line of a site, the file's name only."""
+    return _source_text(site.file, site.line)
+
+
+def _short_source(site: Site) -> str:
     """file:line with the file name cut from the left to fit the narrow table."""
-    text = _source_text(site)
+    text = _place(site)
     return text if len(text) <= NARROW_SOURCE else "…" + text[-(NARROW_SOURCE - 1):]
 
 
@@ -159,7 +164,8 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
         table = _new_table(headers, footers, set(range(4, 10)), wide)
         for stats in report.sites:
             table.add_row(
-                str(stats.id), stats.site.get("sass") or "", _source_text(stats.site), _op_text(stats.site),
+                str(stats.id), stats.site.sass or "", _place(stats.site),
+                _op_text(stats.site),
                 _number(stats.executions), _number(stats.wavefronts), _number(stats.ideal),
                 _excess_cell(stats.excess), _number(stats.conflicts), _number(stats.cycles),
                 _worst_text(stats.worst),
@@ -178,9 +184,9 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
     return table
 
 
-def _short_sass(site: dict[str, Any]) -> str:
+def _short_sass(site: Site) -> str:
     """The SASS opcode, cut to NARROW_SASS characters (the op column of --wide spells it out)."""
-    text = site.get("sass") or _op_text(site)
+    text = site.sass or _op_text(site)
     return text if len(text) <= NARROW_SASS else text[: NARROW_SASS - 1] + "…"
 
 
@@ -202,8 +208,8 @@ def line_table(report: LaunchReport, wide: bool = False) -> Table:
         table = _new_table(headers, footers, set(range(4, 10)), wide)
         for line in lines:
             first = line.sites[0].site
-            sass = ",".join(sorted({s.site.get("sass") or "?" for s in line.sites}))
-            table.add_row(_source_text(first), line.op, _ranges([s.id for s in line.sites]), sass,
+            sass = ",".join(sorted({s.site.sass or "?" for s in line.sites}))
+            table.add_row(_place(first), line.op, _ranges([s.id for s in line.sites]), sass,
                           _number(line.executions), _number(line.wavefronts), _number(line.ideal),
                           _excess_cell(line.excess), _number(line.conflicts), _number(line.cycles),
                           _line_worst_text(line))
@@ -256,11 +262,10 @@ def comparison_notes(report: LaunchReport) -> list[str]:
 
 def _launch_heading(report: LaunchReport) -> str:
     launch = report.launch
-    shared = launch["shared_bytes"]
     return (
         f"[bold]launch {report.index}[/bold]: {report.kernel}\n"
-        f"grid {launch['grid']} x block {launch['block']}, shared memory {shared['static']} B static + "
-        f"{shared['dynamic']} B dynamic; {report.records:,} warp-instructions recorded; "
+        f"grid {list(launch.grid)} x block {list(launch.block)}, shared memory {launch.shared_static} B "
+        f"static + {launch.shared_dynamic} B dynamic; {report.records:,} warp-instructions recorded; "
         f"{report.scaling_note()}"
     )
 
@@ -290,7 +295,7 @@ def _verdict(report: LaunchReport) -> str:
         text = (
             f"[bold red]{len(conflicted)} of {len(report.sites)} sites have bank conflicts[/bold red]: "
             f"{_number(totals['excess'])} excess wavefronts ({share:.1%} of all recorded wavefronts); "
-            f"most at site {worst.id} ({_source_text(worst.site)}). `bankism show TRACE --site {worst.id} "
+            f"most at site {worst.id} ({_place(worst.site)}). `bankism show TRACE --site {worst.id} "
             f"--launch {report.index}` draws its worst warp."
         )
         if measured is not None:
@@ -326,11 +331,11 @@ def _agreement(report: LaunchReport) -> str:
 def _unrecorded(report: LaunchReport) -> str | None:
     """The kernel's shared-memory instructions the tracer does not record (capture.convert.UNRECORDED_SHARED),
     which the prediction therefore leaves out; None when the trace lists none."""
-    found = report.launch.get("unrecorded_shared") or []
+    found = report.launch.unrecorded_shared or []
     if not found:
         return None
     parts = [f"{item['instructions']} x {item['sass']} at "
-             f"{_source_text({'file': item.get('file'), 'line': item.get('line')})} ({item['what']})"
+             f"{_source_text(item.get('file'), item.get('line'))} ({item['what']})"
              for item in found]
     return ("[yellow]Not in the prediction[/yellow]: the kernel's code also holds shared-memory instructions "
             "the tracer does not record: " + "; ".join(parts) + ".")
@@ -348,8 +353,8 @@ def coverage_text(report: LaunchReport) -> str:
         "warp-instructions could not be simulated[/bold yellow] (left out of the prediction):"
     ]
     for stats in report.unmodelled:
-        opcode = stats.site.get("sass") or stats.site["op"]
-        lines.append(f"  site {stats.id} ({_source_text(stats.site)}, {opcode}, {stats.op_class}): "
+        opcode = stats.site.sass or stats.site.op
+        lines.append(f"  site {stats.id} ({_place(stats.site)}, {opcode}, {stats.op_class}): "
                      f"{stats.executions:,} warp-instructions; {stats.unmodelled}")
     return "\n".join(lines + unrecorded)
 
@@ -366,7 +371,7 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
         console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
-        for note in async_notes(launch.launch):
+        for note in async_notes(launch.launch.async_events):
             console.print(f"Not simulated: {note}.", markup=False, soft_wrap=unwrapped)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))
@@ -385,8 +390,8 @@ def csv_rows(report: TraceReport) -> Iterator[list[Any]]:
             site = stats.site
             worst = stats.worst
             where = [worst.record, *worst.block, worst.warp, worst.wavefronts] if worst else [""] * 6
-            yield [launch.index, launch.kernel, stats.id, site.get("pc"), site.get("sass"), site.get("file"),
-                   site.get("line"), site["op"], site["width"], site.get("matrices"), stats.op_class,
+            yield [launch.index, launch.kernel, stats.id, site.pc, site.sass, site.file,
+                   site.line, site.op, site.width, site.matrices, stats.op_class,
                    stats.executions, stats.wavefronts, stats.ideal, stats.excess, stats.conflicts,
                    stats.cycles, stats.atomic_op, *where]
 
@@ -513,9 +518,8 @@ def simulate_worst(stats: SiteStats, arch: str) -> SimulationResult:
     """Re-simulate the worst warp-instruction alone, for its bank map and description."""
     site, worst = stats.site, stats.worst
     assert worst is not None
-    return simulate(worst.addresses, width=int(site["width"]), op=site["op"], active=worst.active,
-                            matrices=site.get("matrices"), arch=arch,
-                            atomic_op=atomic_op_of(site) or DEFAULT_ATOMIC_OP)
+    return simulate(worst.addresses, width=site.width, op=site.op, active=worst.active,
+                    matrices=site.matrices, arch=arch, atomic_op=site.atomic_op or DEFAULT_ATOMIC_OP)
 
 
 def _lane_colours(count: int) -> Any:
@@ -582,7 +586,7 @@ def _show_heading(report: LaunchReport, stats: SiteStats) -> str:
     x, y, z = worst.block
     return (
         f"[bold]launch {report.index}[/bold] {report.kernel}, [bold]site {stats.id}[/bold] "
-        f"({stats.site.get('sass') or stats.site['op']} at {_source_text(stats.site)}, "
+        f"({stats.site.sass or stats.site.op} at {_place(stats.site)}, "
         f"{_op_text(stats.site)}): "
         f"worst of {stats.executions:,} executions is record {worst.record}, block ({x},{y},{z}), "
         f"warp {worst.warp}, active lanes {worst.active:#010x}"

@@ -119,22 +119,22 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     recorded = _recorded_rows(trace, launch)
     statement_of = _statement_lines(analysis, main)
     compiled_sites = [s for s in sass.sites
-                      if s.site.get("line") and _base(s.site.get("file"), main) in files]
+                      if s.site.line and _base(s.site.file, main) in files]
     for stats in compiled_sites:
-        key = (_base(stats.site.get("file"), main), int(stats.site["line"]))
-        stats.site = {**stats.site, "line": statement_of.get(key, key[1])}
+        key = (_base(stats.site.file, main), stats.site.line)
+        stats.site = replace(stats.site, line=statement_of.get(key, key[1]))
 
     def place(file: str | None, line: int) -> tuple[int, str]:
         return (line, _base(file, main))
 
     keys = sorted({place(s["file"], s["line"]) for s in report["sites"]}
-                  | {place(s.site.get("file"), int(s.site["line"])) for s in compiled_sites},
+                  | {place(s.site.file, s.site.line) for s in compiled_sites},
                   key=lambda k: (k[1] != main, k[1], k[0]))
     per_line = []
     for line, file in keys:
         source = [s for s in report["sites"] if place(s["file"], s["line"]) == (line, file)]
         compiled = [s for s in compiled_sites
-                    if place(s.site.get("file"), int(s.site["line"])) == (line, file)]
+                    if place(s.site.file, s.site.line) == (line, file)]
         entry = _line_entry(line, source, compiled, analysis, recorded, file, main)
         per_line.append(entry)
     return {
@@ -184,9 +184,9 @@ def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysi
     theirs: dict[tuple, dict] = {}
     theirs_rows: dict[tuple, list[np.ndarray]] = {}
     for stats in compiled:
-        rows = recorded.get(int(stats.site["id"]), np.zeros((0, 37), np.int64))
-        key = (_arrays_hit(rows, analysis), stats.site["op"], int(stats.site["width"]))
-        entry = theirs.setdefault(key, _group(key, stats.site.get("sass"), compiled=True))
+        rows = recorded.get(stats.site.id, np.zeros((0, 37), np.int64))
+        key = (_arrays_hit(rows, analysis), stats.site.op, stats.site.width)
+        entry = theirs.setdefault(key, _group(key, stats.site.sass, compiled=True))
         entry["sites"] += 1
         _add(entry, stats.executions, stats.wavefronts, stats.ideal, stats.conflicts)
         theirs_rows.setdefault(key, []).append(rows)

@@ -29,6 +29,10 @@ class Site:
     sass: str | None = None
     file: str | None = None
     line: int | None = None
+    #: cp.async sites: the most global 128-byte lines one store group read, and the executions where
+    #: two lanes of a group read the same bytes (docs/rules.md, cp.async).
+    source_lines: int = 1
+    source_repeats: int = 0
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -38,7 +42,8 @@ class Site:
             id=int(site["id"]), op=str(site["op"]), width=int(site["width"]),
             matrices=None if site.get("matrices") is None else int(site["matrices"]),
             trans=bool(site.get("trans", False)), pc=site.get("pc"), sass=site.get("sass"),
-            file=site.get("file"), line=site.get("line"), json=site,
+            file=site.get("file"), line=site.get("line"), source_lines=int(site.get("source_lines", 1)),
+            source_repeats=int(site.get("source_repeats", 0)), json=site,
         )
 
     @property
@@ -67,6 +72,10 @@ class Launch:
     sites: tuple[Site, ...]
     mangled: str | None = None
     counters: Mapping[str, Mapping[str, int]] | None = None
+    #: Async-copy and wgmma events the tracer saw (cp.async.bulk, wgmma), per docs/trace-format.md.
+    async_events: Mapping[str, Any] | None = None
+    #: Shared-memory SASS of the kernel the tracer cannot record (TMA, ...), with their counts.
+    unrecorded_shared: tuple[Mapping[str, Any], ...] | None = None
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -81,7 +90,10 @@ class Launch:
             blocks_total=int(launch["blocks_total"]),
             blocks_recorded=recorded if isinstance(recorded, str) else tuple(tuple(b) for b in recorded),
             sites=tuple(Site.of(s) for s in launch["sites"]), mangled=launch.get("mangled"),
-            counters=launch.get("counters"), json=launch,
+            counters=launch.get("counters"), async_events=launch.get("async"),
+            unrecorded_shared=None if launch.get("unrecorded_shared") is None
+            else tuple(launch["unrecorded_shared"]),
+            json=launch,
         )
 
     @property
