@@ -1,100 +1,63 @@
-"""`bankism explain` speed: CPU and wall time of fresh processes, now and at an earlier commit.
+"""`bankism explain` on one block of the register-tiled SGEMM (traces/kernels/sgemm_regtile.cu:
+128x128 tile, BK=8, 256 threads, float4 stores of A transposed), for several K (the kernel's
+``n``), with the repeating-loop shortcut (explain/repeat.py) and without it, checking that both
+give the same report (docs/performance.md, "explain").
 
-Run: python benchmarks/bench_explain.py [--before REV] [--repeat 3] [--k 256 512]
-
-Cases: the project's register-tiled SGEMM (tests/data/explain/sgemm_vectorized.cu: 128x128
-tile, BK=8, 256 threads, float4 loads, A stored transposed) for one block at each K, and the
-start-up case (tests/data/explain/reduction.cu). Each case runs ``--repeat`` times per version;
-the table gives min / median / max of CPU time (user + system of the process, ``os.wait4``)
-and of wall time, and /proc/loadavg before and after (the machine is shared: compare CPU
-time). The earlier version is checked out with ``git worktree add --detach`` into a temporary
-folder and run with ``PYTHONPATH`` pointing at it. ``--json`` output of both versions is
-compared byte for byte, so a speed-up that changes an answer shows up here.
+Run: python benchmarks/bench_explain.py [--k 1024 4096] [--repeats 3] [--no-slow]
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
+import json
 import os
+import platform
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+import bankism.explain.repeat as repeat
+from bankism.explain import ExplainOptions, explain
+
+KERNEL = Path(__file__).resolve().parents[1] / "traces" / "kernels" / "sgemm_regtile.cu"
 
 
-def loadavg() -> str:
+def timed(k: int, shortcut: bool) -> tuple[float, float, dict]:
+    """(CPU seconds, wall seconds, report) of one explain run at K = ``k``."""
+    saved = repeat.MIN_TRIPS
+    repeat.MIN_TRIPS = saved if shortcut else 10**9
     try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "n/a"
-
-
-def run(command: list[str], env: dict[str, str], cwd: Path) -> tuple[float, float, str]:
-    """CPU seconds, wall seconds and the sha256 of stdout of one process."""
-    start = time.perf_counter()
-    with tempfile.TemporaryFile() as out:
-        process = subprocess.Popen(command, env=env, cwd=cwd, stdout=out)
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        if status:
-            raise SystemExit(f"{' '.join(command)} failed in {cwd}")
-        out.seek(0)
-        digest = hashlib.sha256(out.read()).hexdigest()[:12]
-    return usage.ru_utime + usage.ru_stime, wall, digest
-
-
-def cases(ks: list[int]) -> list[tuple[str, list[str]]]:
-    explain = [sys.executable, "-m", "bankism", "explain"]
-    out = [("start-up: reduction.cu", [*explain, "tests/data/explain/reduction.cu", "--json"])]
-    for k in ks:
-        out.append((f"sgemm_vectorized.cu K={k}",
-                    [*explain, "tests/data/explain/sgemm_vectorized.cu", "-D", "M=128", "-D", "N=128",
-                     "-D", f"K={k}", "--json"]))
-    return out
-
-
-def spread(values: list[float]) -> str:
-    return f"{min(values):.2f} / {statistics.median(values):.2f} / {max(values):.2f}"
-
-
-def measure(label: str, root: Path, ks: list[int], repeat: int) -> dict[str, str]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    digests = {}
-    for name, command in cases(ks):
-        before = loadavg()
-        runs = [run(command, env, root) for _ in range(repeat)]
-        cpu, wall = [r[0] for r in runs], [r[1] for r in runs]
-        digests[name] = runs[0][2]
-        print(f"| {label} | {name} | {spread(cpu)} | {spread(wall)} | {before} -> {loadavg()} "
-              f"| {runs[0][2]} |", flush=True)
-    return digests
+        cpu, wall = time.process_time(), time.perf_counter()
+        report = explain(KERNEL.read_text(), str(KERNEL), ExplainOptions(defines={"n": str(k)}))
+        return time.process_time() - cpu, time.perf_counter() - wall, report
+    finally:
+        repeat.MIN_TRIPS = saved
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--before", help="earlier commit to compare with")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--k", type=int, nargs="+", default=[256, 512])
+    parser.add_argument("--k", type=int, nargs="+", default=[1024, 4096])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--no-slow", action="store_true", help="skip the runs without the shortcut")
     args = parser.parse_args()
-    print("| version | case | CPU s min / median / max | wall s min / median / max | load | output sha256 |")
-    print("|---|---|---|---|---|---|")
-    now = measure("now", ROOT, args.k, args.repeat)
-    if args.before:
-        with tempfile.TemporaryDirectory() as tmp:
-            folder = Path(tmp) / "before"
-            subprocess.run(["git", "worktree", "add", "--detach", str(folder), args.before], cwd=ROOT,
-                           check=True, capture_output=True)
-            try:
-                then = measure(args.before, folder, args.k, args.repeat)
-            finally:
-                subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=True)
-        changed = [name for name in now if now[name] != then[name]]
-        print("answers identical" if not changed else f"ANSWERS DIFFER: {', '.join(changed)}")
+    machine = platform.processor() or platform.machine()
+    print(f"{machine}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    timed(64, True)  # first call: numba compiles the engine
+    for k in args.k:
+        runs = [timed(k, True) for _ in range(args.repeats)]
+        cpu = [r[0] for r in runs]
+        wall = [r[1] for r in runs]
+        print(f"K={k}: with the shortcut: CPU {min(cpu):.2f} - {statistics.median(cpu):.2f} - "
+              f"{max(cpu):.2f} s, wall {min(wall):.2f} - {statistics.median(wall):.2f} - {max(wall):.2f} s "
+              "(min - median - max)")
+        if args.no_slow:
+            continue
+        slow_cpu, slow_wall, slow = timed(k, False)
+        fast = dict(runs[0][2])
+        fast.pop("assumptions")
+        slow.pop("assumptions")
+        same = json.dumps(fast, sort_keys=True) == json.dumps(slow, sort_keys=True)
+        print(f"K={k}: without it: CPU {slow_cpu:.2f} s, wall {slow_wall:.2f} s; same report: {same}")
 
 
 if __name__ == "__main__":

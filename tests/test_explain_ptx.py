@@ -123,15 +123,36 @@ def test_wmma_that_cannot_be_modelled_is_a_one_line_error(tmp_path, declaration,
 # --- cp.async pipeline --------------------------------------------------------------------
 
 
-def test_cp_async_pipeline_counts_the_copies_with_the_measured_ldgsts_rule():
-    """Each warp copies 512 contiguous bytes, 16 per lane: 4 quarter-warp groups, no conflict (rules.md)."""
+def test_cp_async_pipeline_copies_are_ldgsts_sites_per_call_site():
     report = run("cp_async_pipeline.cu")
     assert counts(report, 40) == [(192, 6144, 192, 5952)]    # the column read: 32-way
     copies = [s for s in report["sites"] if s["op"] == "ldgsts"]
-    seen = [(c["line"], c["width"], c["instructions"], c["wavefronts"], c["ideal"], c["conflicts"],
-             c["call_stack"][0]["line"]) for c in copies]
-    assert seen == [(18, 16, 16, 64, 64, 0, 29), (18, 16, 24, 96, 96, 0, 35), (20, 16, 8, 32, 32, 0, 35)]
-    assert report.get("unmodelled") is None
+    seen = [(c["line"], c["call_stack"][0]["line"], c["width"]) for c in copies]
+    assert seen == [(18, 29, 16), (18, 35, 16), (20, 35, 16)]
+    # 16-byte copies by quarter-warps of consecutive 16-byte chunks: 4 wavefronts per warp
+    assert [(c["instructions"], c["wavefronts"], c["conflicts"]) for c in copies] == [
+        (16, 64, 0), (24, 96, 0), (8, 32, 0)]
+    assert copies[0]["warps"][0]["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    assert "lower bound" in copies[0]["verdict"]
+
+
+def test_cp_async_is_reported_unmodelled_where_the_architecture_has_no_ldgsts_model(monkeypatch):
+    from bankism.explain import unmodelled
+
+    monkeypatch.setattr(unmodelled, "OPS", tuple(op for op in unmodelled.OPS if op != "ldgsts"))
+    report = run("cp_async_pipeline.cu")
+    assert all(s["op"] in ("load", "store") for s in report["sites"])
+    copies = report["unmodelled"]
+    seen = [(c["line"], c["instructions"], c["bytes_per_lane"], c["call_stack"][0]["line"]) for c in copies]
+    assert seen == [(18, 16, 16, 29), (18, 24, 16, 35), (20, 8, 16, 35)]
+    assert all(c["note"] == "wavefronts not modelled yet" and c["op"] == "ldgsts" for c in copies)
+    assert "wavefronts" not in copies[0]
+    assert copies[0]["warps"][0]["lane_addresses"] == [BASE + 16 * lane for lane in range(32)]
+    from bankism.explain import render
+
+    text = render(report)
+    assert "line 18 in issue, called from line 29: cp.async.cg.shared.global [dst], [src], 16" in text
+    assert "wavefronts not modelled yet" in text
 
 
 def test_cp_async_copies_carry_the_global_elements_and_src_size_zero_fills():

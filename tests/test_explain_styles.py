@@ -332,3 +332,85 @@ def test_template_arguments_taken_from_the_first_launch_are_stated():
         "(line 65); give -D PITCH=... for another"]
     given = run(DATA.parents[1].parent / "traces" / "kernels" / "accessor_struct.cu", defines={"PITCH": "32"})
     assert given["assumptions"] == []
+
+
+# --- loops counted once -----------------------------------------------------------------------------
+
+
+def _without_shortcut(monkeypatch, path, **options) -> dict:
+    import bankism.explain.repeat as repeat
+
+    with monkeypatch.context() as patch:
+        patch.setattr(repeat, "MIN_TRIPS", 10**9)
+        return run(path, **options)
+
+
+def _same_reports(fast: dict, slow: dict) -> None:
+    fast, slow = dict(fast), dict(slow)
+    fast.pop("assumptions")
+    slow.pop("assumptions")
+    assert fast == slow
+
+
+def test_repeating_iterations_counted_once_give_the_same_report(monkeypatch):
+    path = STYLES / "loops.cu"
+    fast = run(path)
+    _same_reports(fast, _without_shortcut(monkeypatch, path))
+    notes = [n for n in fast["assumptions"] if "simulated once" in n]
+    assert len(notes) == 1 and notes[0].startswith(f"{path}:10: the loop's iterations 4 to 64 make")
+    tx = np.arange(32)
+    stores = _one(fast, 11, "store")
+    check_site(stores, {w: _rows([BASE + 4 * (w * 33 + tx)] * 64) for w in range(8)}, 4, "store")
+
+
+def test_sgemm_block_with_the_shortcut_equals_the_full_run(monkeypatch):
+    source = DATA.parents[1].parent / "traces" / "kernels" / "sgemm_regtile.cu"
+    fast = run(source, defines={"n": "512"})
+    assert any("iterations 4 to 64" in n for n in fast["assumptions"])
+    _same_reports(fast, _without_shortcut(monkeypatch, source, defines={"n": "512"}))
+
+
+def test_type_template_argument_deduced_from_the_launch(tmp_path):
+    source = tmp_path / "ded.cu"
+    source.write_text(
+        "template <typename T>\n__global__ void scale(T *out, const T *in) {\n  __shared__ T buf[128];\n"
+        "  buf[threadIdx.x] = in[threadIdx.x];\n  __syncthreads();\n"
+        "  out[threadIdx.x] = buf[127 - threadIdx.x];\n"
+        "}\nint main() {\n  double *d_out, *d_in;\n  scale<<<1, 128>>>(d_out, d_in);\n}\n"
+    )
+    report = run(source)
+    assert report["launch"]["template"] == {"T": "double"}
+    assert report["assumptions"] == [
+        "template argument T=double deduced from the arguments of the launch on line 10"
+    ]
+    lanes = np.arange(128).reshape(4, 32)
+    check_site(_one(report, 4, "store"), {w: _rows([BASE + 8 * lanes[w]]) for w in range(4)}, 8, "store")
+    check_site(
+        _one(report, 6, "load"), {w: _rows([BASE + 8 * (127 - lanes[w])]) for w in range(4)}, 8, "load"
+    )
+
+
+def test_texture_reference_reads_are_unknown_values():
+    report = run(STYLES / "texture_ref.cu")
+    lanes = np.arange(32)
+    tx, ty = lanes % 16, lanes // 16
+    stores = {w: _rows([BASE + 4 * ((2 * w + ty) * 17 + tx)]) for w in range(8)}
+    check_site(_one(report, 7, "store"), stores, 4, "store")
+    loads = {w: _rows([BASE + 4 * (tx * 17 + 2 * w + ty)]) for w in range(8)}
+    check_site(_one(report, 9, "load"), loads, 4, "load")
+
+
+def test_switch_with_fall_through_and_default():
+    report = run(STYLES / "switch.cu")
+    lane = np.arange(32)
+    strides = {0: 32, 1: 33, 2: 33, 3: 2}
+    stores = {w: _rows([BASE + 4 * (lane * strides[w] % (32 * 33))]) for w in range(4)}
+    check_site(_one(report, 18, "store"), stores, 4, "store")
+    assert [w["conflicts"] for w in _one(report, 18, "store")["warps"]] == [31, 0, 0, 1]
+
+
+def test_bfloat16_data_through_shared_memory():
+    report = run(STYLES / "bf16.cu")
+    lanes = np.arange(64).reshape(2, 32)
+    check_site(_one(report, 6, "store"), {w: _rows([BASE + 2 * lanes[w]]) for w in range(2)}, 2, "store")
+    check_site(_one(report, 8, "load"), {w: _rows([BASE + 2 * (63 - lanes[w])]) for w in range(2)}, 2, "load")

@@ -44,8 +44,10 @@ EXPECTED_REFUSALS = {
     "histogram_float.json": "bins are read from global memory: addresses bankism does not know",
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
 }
-#: Register-tiled SGEMM: interpreting its blocks takes over 10 s each.
-SLOW = {"sgemm_regtile.json", "sgemm_regtile_padded.json"}
+#: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
+#: same trace line by line in the default run. (The register-tiled SGEMM traces, slow until
+#: explain counted their repeating k loop once, now take about 2 s and run by default.)
+SLOW = {"header_tiles.json"}
 
 
 def _params() -> list:
@@ -84,8 +86,8 @@ def test_explain_agrees_with_the_measured_trace(trace, source):
             continue
         bypass = any("BYPASS" in (site.get("sass") or "") for site in launch["sites"])
         for op_class, metrics in compared["totals"]["source"].items():
-            if op_class == "ldgsts" and bypass:
-                continue  # .cg writes do not follow the shared addresses in ncu's counters (docs/rules.md)
+            if op_class in compared["totals"].get("caveats", {}) or (op_class == "ldgsts" and bypass):
+                continue  # cp.async: ncu's counts are not judged (docs/rules.md, cp.async)
             for metric, allowance in TOLERANCE.items():
                 assert allowance.admits(measured[op_class][metric], metrics[metric]), (op_class, metric)
 

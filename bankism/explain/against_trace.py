@@ -19,6 +19,7 @@ from bankism.analyze import (
     OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
+    ldgsts_caveat,
 )
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
@@ -237,9 +238,13 @@ def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
         lanes = (rows[:, 4:5] >> np.arange(32)) & 1
         row_index, lane = np.nonzero(lanes)
         start = rows[row_index, 5 + lane]
-        for offset in range(width):
-            parts.append(np.column_stack([rows[row_index, :4], lane, start + offset]))
-    return _hashes(parts)
+        hashed = np.full(row_index.size, _HASH_SEED, np.uint64)
+        with np.errstate(over="ignore"):
+            for column in (*rows[row_index, :4].T, lane):
+                hashed = (hashed ^ column.astype(np.uint64)) * _FNV_PRIME
+            for offset in range(width):
+                parts.append((hashed ^ (start + offset).astype(np.uint64)) * _FNV_PRIME)
+    return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
 
 
 def _group(key: tuple, sass: str | None = None, compiled: bool = False) -> dict:
@@ -297,12 +302,18 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
         c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
     }
     for site in report["sites"]:
-        totals = source[OP_CLASS[site["op"]]]
+        totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
             totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
         totals["conflicts"] += site["conflicts"] * scale
-    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured}
+    caveats = {}
+    if "ldgsts" in source:
+        caveat = ldgsts_caveat(sass.sites, "wavefronts")
+        if caveat:
+            caveats["ldgsts"] = caveat
+    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured,
+            "caveats": caveats}
 
 
 def _site_rows(site) -> np.ndarray:  # noqa: ANN001

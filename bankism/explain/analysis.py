@@ -75,6 +75,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
+    analysis.assumptions += list(dict.fromkeys(note for machine in machines for note in machine.notes))
     return analysis
 
 
@@ -93,6 +94,11 @@ def _assumptions(kernel: S.Function, launch: Launch | None, defines: dict[str, s
                 where = f"the first of the file's {launches} launches of {kernel.name} (line {launch.line})"
             notes.append(f"template argument {param.name}={value} taken from {where}; "
                          f"give -D {param.name}=... for another")
+        elif param.is_type and launch is not None and param.default is None:
+            notes.append(
+                f"template argument {param.name}={value} deduced from the arguments of the launch on "
+                f"line {launch.line}"
+            )
         elif param.default is not None:
             notes.append(f"template argument {param.name}={value} is the parameter's default")
     return notes
@@ -144,8 +150,10 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
     if wanted is not None:
         matches = [k for k in kernels if k.name == wanted]
         if not matches:
-            raise BankismError(f"{filename}: no __global__ function named {wanted}"
-                               + (f"; it defines {names}" if names else ""))
+            raise BankismError(
+                f"{filename}: no __global__ function named {wanted}"
+                + (f"; it defines {names}" if names else "")
+            )
         return matches[0]
     if not kernels:
         raise BankismError(f"{filename}: no __global__ kernel found")
@@ -154,8 +162,9 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
     return kernels[0]
 
 
-def _launch_shape(options: ExplainOptions, launch: Launch | None, scope: HostScope, filename: str,
-                  kernel: str) -> tuple[Dim3, Dim3, str]:
+def _launch_shape(
+    options: ExplainOptions, launch: Launch | None, scope: HostScope, filename: str, kernel: str
+) -> tuple[Dim3, Dim3, str]:
     grid, block = options.grid, options.block
     origin = "options"
     if (grid is None or block is None) and launch is None:
@@ -168,15 +177,19 @@ def _launch_shape(options: ExplainOptions, launch: Launch | None, scope: HostSco
             grid = launch_dim(scope, launch.config[0], "grid", filename, launch.line)
         if block is None:
             block = launch_dim(scope, launch.config[1], "block", filename, launch.line)
-        origin = f"line {launch.line}" if options.grid is None and options.block is None else (
-            f"line {launch.line} and options")
+        origin = (
+            f"line {launch.line}"
+            if options.grid is None and options.block is None
+            else (f"line {launch.line} and options")
+        )
     for what, dims in (("grid", grid), ("block", block)):
         if any(d < 1 for d in dims):
             raise BankismError(f"{filename}: {what} {dims} has a dimension below 1")
     threads = block[0] * block[1] * block[2]
     if threads > MAX_THREADS_PER_BLOCK:
         raise BankismError(
-            f"{filename}: block {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}")
+            f"{filename}: block {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"
+        )
     return grid, block, origin
 
 
@@ -190,8 +203,10 @@ def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostS
             value = found
     limit = get_arch(options.arch).shared_bytes
     if not 0 <= value <= limit:
-        raise BankismError(f"dynamic shared memory of {value:,} bytes: expected 0 to {limit:,} bytes "
-                           f"({limit // 1024} KB, the shared memory of a {options.arch} block)")
+        raise BankismError(
+            f"dynamic shared memory of {value:,} bytes: expected 0 to {limit:,} bytes "
+            f"({limit // 1024} KB, the shared memory of a {options.arch} block)"
+        )
     return value
 
 
@@ -205,8 +220,9 @@ def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
     return list(dict.fromkeys(blocks))
 
 
-def _template_values(kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str],
-                     filename: str) -> dict[str, object]:
+def _template_values(
+    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+) -> dict[str, object]:
     values: dict[str, object] = {}
     for position, param in enumerate(kernel.template_params):
         if param.name in defines:
@@ -217,16 +233,44 @@ def _template_values(kernel: S.Function, launch: Launch | None, scope: HostScope
             if param.is_type:
                 t = C.lookup(text.replace("const ", ""))
                 if t is None:
-                    raise BankismError(f"{filename}:{launch.line}: template argument {text} is not a type "
-                                       "bankism knows")
+                    raise BankismError(
+                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
+                    )
                 values[param.name] = t
             else:
                 try:
                     values[param.name] = int(scope.eval(node))
                 except (HostUnknown, TypeError, ValueError):
-                    raise BankismError(f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
-                                       f"give -D {param.name}=VALUE") from None
+                    raise BankismError(
+                        f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
+                        f"give -D {param.name}=VALUE"
+                    ) from None
+        elif launch is not None and param.is_type:
+            deduced = _deduced_type(kernel, param.name, launch, scope)
+            if deduced is not None:
+                values[param.name] = deduced
     return values
+
+
+def _deduced_type(kernel: S.Function, name: str, launch: Launch, scope: HostScope) -> C.CType | None:
+    """A type template parameter deduced from the launch's arguments, as the compiler does:
+    the declared type of a host variable passed for a parameter of type ``T*`` or ``T``."""
+    for position, param in enumerate(kernel.params):
+        if param.type.base != name or position >= len(launch.args):
+            continue
+        arg = launch.args[position]
+        if arg.type != "identifier":
+            continue
+        declared = scope.declared_type(arg.text.decode())
+        if declared is None:
+            continue
+        base, pointers = declared
+        if pointers != param.type.pointers:
+            continue
+        t = C.lookup(base)
+        if t is not None:
+            return t
+    return None
 
 
 def _defined(name: str, text: str, is_type: bool) -> object:
@@ -247,8 +291,9 @@ def _defined(name: str, text: str, is_type: bool) -> object:
     return value
 
 
-def _param_values(kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str],
-                  filename: str) -> dict[str, int | float | None]:
+def _param_values(
+    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+) -> dict[str, int | float | None]:
     values: dict[str, int | float | None] = {}
     for position, param in enumerate(kernel.params):
         if param.name in defines:
@@ -283,11 +328,18 @@ def _capture(machine: Machine, arch: str) -> Snapshot:
         for k in range(count):
             address = region.base + k * scalar.size
             index = _unravel(k, shape)
-            words = range(address // geometry.bank_bytes,
-                          (address + scalar.size - 1) // geometry.bank_bytes + 1)
+            words = range(
+                address // geometry.bank_bytes, (address + scalar.size - 1) // geometry.bank_bytes + 1
+            )
             banks = sorted({w % geometry.banks for w in words})
-            cells.append({"index": index, "byte_offset": address, "banks": banks,
-                          "source": _cell_source(machine, address, scalar)})
+            cells.append(
+                {
+                    "index": index,
+                    "byte_offset": address,
+                    "banks": banks,
+                    "source": _cell_source(machine, address, scalar),
+                }
+            )
         arrays.append(SnapshotArray(region.name, scalar.name, shape, region.base, scalar.size, cells))
     request = machine.snapshot
     return Snapshot(request.line, dict(request.when), machine.context.block_index, arrays)

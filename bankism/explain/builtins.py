@@ -162,6 +162,88 @@ BUILTINS["umin"] = _math(np.minimum, 2, argument=C.UINT)
 BUILTINS["umax"] = _math(np.maximum, 2, argument=C.UINT)
 BUILTINS["abs"] = _math(np.abs, 1)
 BUILTINS["__popc"] = _math(np.bitwise_count, 1, C.INT, C.UINT)
+
+
+def _bits(width: int) -> Callable[..., np.ndarray]:
+    """Helpers for the bit intrinsics on ``width``-bit unsigned values."""
+    dtype = np.uint32 if width == 32 else np.uint64
+
+    def smear(u: np.ndarray) -> np.ndarray:
+        u = np.asarray(u, dtype)
+        for shift in (1, 2, 4, 8, 16, 32)[: 5 if width == 32 else 6]:
+            u = u | (u >> dtype(shift))
+        return u
+
+    def ffs(u: np.ndarray) -> np.ndarray:
+        u = np.asarray(u, dtype)
+        low = u & (~u + dtype(1))
+        return np.where(u == 0, 0, np.bitwise_count(low - dtype(1)).astype(np.int64) + 1)
+
+    def clz(u: np.ndarray) -> np.ndarray:
+        return width - np.bitwise_count(smear(u)).astype(np.int64)
+
+    def brev(u: np.ndarray) -> np.ndarray:
+        u = np.asarray(u, dtype)
+        out = np.zeros_like(u)
+        for i in range(width):
+            out |= ((u >> dtype(i)) & dtype(1)) << dtype(width - 1 - i)
+        return out
+
+    return {"ffs": ffs, "clz": clz, "brev": brev}
+
+
+_B32, _B64 = _bits(32), _bits(64)
+BUILTINS["__popcll"] = _math(np.bitwise_count, 1, C.INT, C.ULLONG)
+BUILTINS["__ffs"] = _math(_B32["ffs"], 1, C.INT, C.UINT)
+BUILTINS["__ffsll"] = _math(_B64["ffs"], 1, C.INT, C.ULLONG)
+BUILTINS["__clz"] = _math(_B32["clz"], 1, C.INT, C.UINT)
+BUILTINS["__clzll"] = _math(_B64["clz"], 1, C.INT, C.ULLONG)
+BUILTINS["__brev"] = _math(_B32["brev"], 1, C.UINT, C.UINT)
+BUILTINS["__brevll"] = _math(_B64["brev"], 1, C.ULLONG, C.ULLONG)
+
+
+def _usad4(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """Sum over the four bytes of |a_i - b_i|, plus c (PTX vabsdiff4.add)."""
+    a, b, c = (np.asarray(x, np.int64) for x in (a, b, c))
+    total = c
+    for i in range(4):
+        total = total + np.abs(((a >> (8 * i)) & 0xFF) - ((b >> (8 * i)) & 0xFF))
+    return total & 0xFFFFFFFF
+
+
+def _byte_perm(x: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
+    """__byte_perm(x, y, s): byte n of the result is byte ((s >> 4n) & 7) of y:x."""
+    x, y, s = (np.asarray(v, np.uint64) for v in (x, y, s))
+    pool = x | (y << np.uint64(32))
+    out = np.zeros_like(pool)
+    for n in range(4):
+        select = (s >> np.uint64(4 * n)) & np.uint64(7)
+        out |= ((pool >> (select * np.uint64(8))) & np.uint64(0xFF)) << np.uint64(8 * n)
+    return out
+
+
+def _funnel(left: bool, clamp: bool) -> Callable[..., np.ndarray]:
+    """__funnelshift_l/_r (and _lc/_rc): shift the 64-bit hi:lo, keep the high (l) or low (r) word."""
+
+    def shift(lo: np.ndarray, hi: np.ndarray, n: np.ndarray) -> np.ndarray:
+        lo, hi, n = (np.asarray(v, np.uint64) for v in (lo, hi, n))
+        n = np.minimum(n, np.uint64(32)) if clamp else n & np.uint64(31)
+        pair = lo | (hi << np.uint64(32))
+        if left:
+            return ((pair << n) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
+        return (pair >> n) & np.uint64(0xFFFFFFFF)
+
+    return shift
+
+
+BUILTINS["__usad4"] = _math(_usad4, 3, C.UINT, C.ULLONG)
+BUILTINS["__sad"] = _math(lambda x, y, z: np.abs(x - y) + z, 3, C.UINT, C.LLONG)
+BUILTINS["__usad"] = _math(lambda x, y, z: np.abs(x - y) + z, 3, C.UINT, C.LLONG)
+BUILTINS["__byte_perm"] = _math(_byte_perm, 3, C.UINT, C.ULLONG)
+BUILTINS["__funnelshift_l"] = _math(_funnel(True, False), 3, C.UINT, C.ULLONG)
+BUILTINS["__funnelshift_lc"] = _math(_funnel(True, True), 3, C.UINT, C.ULLONG)
+BUILTINS["__funnelshift_r"] = _math(_funnel(False, False), 3, C.UINT, C.ULLONG)
+BUILTINS["__funnelshift_rc"] = _math(_funnel(False, True), 3, C.UINT, C.ULLONG)
 BUILTINS["__float2int_rn"] = _math(np.rint, 1, C.INT, C.FLOAT)
 BUILTINS["__float2int_rz"] = _math(np.trunc, 1, C.INT, C.FLOAT)
 BUILTINS["__float2int_rd"] = _math(np.floor, 1, C.INT, C.FLOAT)
@@ -436,8 +518,23 @@ def _cvta_to_shared(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
 
 for _name in ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
-              "ldmatrix", "wmma", "clock", "clock64"):
+              "ldmatrix", "wmma"):
     BUILTINS[_name] = _unsupported
+
+
+def _clock(t: C.CType) -> Handler:
+    """clock()/clock64()/globaltimer reads: a cycle count nobody can know ahead, an unknown
+    value (it matters only if a shared address, branch or trip count needs it)."""
+
+    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+        _args(machine, expr, mask, 0)
+        return unknown(t, f"the value of {expr.function}() (a clock reading)")
+
+    return handler
+
+
+BUILTINS["clock"] = _clock(C.LONG)
+BUILTINS["clock64"] = _clock(C.LLONG)
 
 
 # --- 24-bit multiplies, bit casts, textures ----------------------------------------------
@@ -486,7 +583,7 @@ for _name, _source, _target in (
 
 def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     """A texture read (tex1Dfetch, tex2D, ...): its value is not known, as a global load's."""
-    for arg in expr.args:
+    for arg in expr.args[1:]:
         machine.eval(arg, mask)
     t = C.FLOAT
     if expr.template_args:

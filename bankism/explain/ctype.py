@@ -131,7 +131,7 @@ SCALARS: dict[str, CType] = {
     "long long": LLONG, "long long int": LLONG, "signed long long": LLONG,
     "unsigned long long": ULLONG, "unsigned long long int": ULLONG,
     "size_t": ULONG, "uint": UINT, "ushort": USHORT, "ulong": ULONG, "uchar": UCHAR,
-    "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG,
+    "ptrdiff_t": LONG, "intptr_t": LONG, "uintptr_t": ULONG, "clock_t": LONG,
     "int8_t": SCHAR, "uint8_t": UCHAR, "int16_t": SHORT, "uint16_t": USHORT,
     "int32_t": INT, "uint32_t": UINT, "int64_t": LONG, "uint64_t": ULONG,
     "half": HALF, "__half": HALF, "cudaTextureObject_t": ULLONG, "cudaSurfaceObject_t": ULLONG,

@@ -184,6 +184,9 @@ class Expressions:
         if isinstance(left, Struct | Vector) or isinstance(right, Struct | Vector):
             if isinstance(left, Struct) or ("operator" + op) in self.program.functions:
                 return self.struct_operator(op, left, right, expr, mask)
+            pair = _half_pair_arithmetic(op, left, right, mask, expr)
+            if pair is not None:
+                return pair
             raise Failure(
                 expr,
                 f"unsupported construct: operator {op} on vector type "
@@ -398,3 +401,22 @@ def per_thread_bool(data: np.ndarray | np.bool_, size: int) -> np.ndarray:
     if isinstance(data, np.ndarray) and data.shape == (size,):
         return data.astype(bool, copy=False)
     return np.full(size, bool(data))
+
+
+#: The 16-bit pair types whose + - * / cuda_fp16.h / cuda_bf16.h define component-wise.
+_HALF_PAIRS = ("__half2", "__nv_bfloat162")
+
+
+def _half_pair_arithmetic(op: str, left: Value, right: Value, mask: Mask, expr: S.Node) -> Vector | None:
+    """``a op b`` on two half2 (or two bfloat162) values: each half computed in float and
+    rounded to the element type, as __hadd2/__hmul2... (None when this is not that case)."""
+    if op not in ("+", "-", "*", "/") or not isinstance(left, Vector) or not isinstance(right, Vector):
+        return None
+    t = left.type
+    if t.name not in _HALF_PAIRS or right.type.name != t.name:
+        return None
+    comps = []
+    for a, b in zip(left.comps, right.comps, strict=True):
+        result = binary(op, convert(a, C.FLOAT), convert(b, C.FLOAT), mask, expr)
+        comps.append(convert(result, t.elem))
+    return Vector(t, comps)

@@ -64,7 +64,11 @@ def _tiled_partition(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN00
         size = machine.integer_constant(expr.args[1], mask, "tile size")
     if not isinstance(parent, Group) or parent.kind not in ("block", "tile"):
         raise Failure(expr, "unsupported construct: tiled_partition of a group other than a block or a tile")
-    if size < 1 or size & (size - 1) or size > parent.size or parent.size % size:
+    # A block whose size is not a multiple of the tile's gets a partial last tile (CUDA allows
+    # it: meta_group_size is rounded up, the missing threads simply do not exist).
+    partial_ok = parent.kind == "block" and size <= 32
+    if size < 1 or size & (size - 1) or (parent.size % size and not partial_ok) or (
+            size > parent.size and not partial_ok):
         raise Failure(expr, f"tiled_partition: a tile of {size} threads of a group of {parent.size}")
     return Group(C.GROUP, "tile", size, None, parent.size)
 
@@ -258,7 +262,7 @@ def group_method(machine, group: Group, expr: S.MethodCall, mask: Mask) -> Value
     if name in ("meta_group_rank", "meta_group_size") and group.kind == "tile":
         parent = group.parent_size or machine.threads
         if name == "meta_group_size":
-            return constant(C.UINT, parent // group.size)
+            return constant(C.UINT, -(-parent // group.size))
         return Scalar(C.UINT, ((machine.lanes % parent) // group.size).astype(np.uint32))
     if group.kind == "block":
         vectors = {

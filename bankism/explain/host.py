@@ -28,6 +28,8 @@ class HostScope:
         self.program = program
         self.given = given or {}
         self.nodes: dict[str, list[Node]] = {}
+        #: name -> (declaration, declarator) of every host variable seen, initialized or not.
+        self.declarations: dict[str, tuple[Node, Node]] = {}
         self._busy: set[str] = set()
         self._collect(program.root, limit=None, top_only=True)
         if launch is not None and launch.scope is not None:
@@ -47,7 +49,27 @@ class HostScope:
             elif not top_only or node.type in ("translation_unit", "expression_statement"):
                 stack.extend(reversed(node.children))
 
+    def declared_type(self, name: str) -> tuple[str, int] | None:
+        """(base type, pointer levels) of the host variable ``name`` as last declared before the
+        launch (``float *d_in`` -> ("float", 1)), or None."""
+        found = self.declarations.get(name)
+        if found is None:
+            return None
+        declaration, declarator = found
+        type_node = declaration.child_by_field_name("type")
+        pointers = 0
+        current = declarator
+        while current is not None and current.type in ("init_declarator", "pointer_declarator"):
+            pointers += current.type == "pointer_declarator"
+            current = current.child_by_field_name("declarator")
+        return " ".join(node_text(type_node).split()), pointers
+
     def _remember(self, declaration: Node, declarator: Node) -> None:
+        inner = declarator
+        while inner is not None and inner.type in ("init_declarator", "pointer_declarator"):
+            inner = inner.child_by_field_name("declarator")
+        if inner is not None and inner.type == "identifier":
+            self.declarations[node_text(inner)] = (declaration, declarator)
         type_node = declaration.child_by_field_name("type")
         if type_node is None:
             return

@@ -39,6 +39,7 @@ from bankism.explain.memory import (
     layout_static,
     window_base,
 )
+from bankism.explain.placement import plan_outer
 from bankism.explain.ptx import Asm
 from bankism.explain.ptx_exec import InlinePtx
 from bankism.explain.recording import Recorder, SourceSite
@@ -99,6 +100,10 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         self.unsure_why = ""
         self._struct_types: dict[tuple, CType] = {}
         self._deferred: dict[int, Failure] = {}
+        #: What the report should say about how this block was run (loops counted, not run).
+        self.notes: list[str] = []
+        #: Loops (statement ids) whose probe found iterations that differ.
+        self.no_repeat: set[int] = set()
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}
@@ -241,14 +246,58 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         finally:
             self.frames.pop()
             self.snapshot = snapshot
+        static = self._outer_shared(static, externs, full)
         start = window_base(self.context.arch)
         placed, end = layout_static([(item.name, t, item.line, align) for item, t, align in static], start)
         for (item, _, _), region in zip(static, placed, strict=True):
             self.shared[id(item)] = region
+            if item.name in self._file_shared and self._file_shared[item.name] is item:
+                self.globals[item.name] = region
         self.shared_arrays = list(placed)
         self.static_end = end
         for item, element, align in externs:
-            self._place_extern(item, element, align)
+            region = self._place_extern(item, element, align)
+            if self._file_shared.get(item.name) is item:
+                self.globals[item.name] = region
+
+    def _outer_shared(self, own: list, externs: list, full: Mask) -> list:
+        """The kernel's own static arrays with the file-scope and __device__-function ones it
+        uses placed around them as nvcc does (see placement.py); file-scope extern arrays
+        join ``externs``."""
+        self._file_shared: dict[str, S.Declarator] = {}
+        plan = plan_outer(self.program, self.kernel)
+        for outer in plan.before + plan.after:
+            if outer.owner is None:
+                self._file_shared[outer.item.name] = outer.item
+        for outer, why in plan.refused:
+            if outer.owner is None:
+                raise Failure(outer.item, why)
+            self._deferred[id(outer.item)] = Failure(outer.item, why)
+
+        def entries(outers: list) -> list:
+            out = []
+            for outer in outers:
+                item = outer.item
+                try:
+                    align = (self.integer_constant(item.type.align, full, "alignment")
+                             if item.type.align is not None else None)
+                    if outer.decl.extern:
+                        element = self.resolve_type(self._element_type(item), full)
+                        externs.append((item, element, align or element.align))
+                    else:
+                        out.append((item, self.resolve_type(item.type, full), align))
+                except Failure as failure:
+                    if outer.owner is None:
+                        raise
+                    self._deferred[id(item)] = failure
+            return out
+
+        idle = np.zeros(self.threads, bool)
+        self.frames.append(Frame(self.kernel, [dict(self.bindings), {}], idle, C.VOID))
+        try:
+            return entries(plan.before) + own + entries(plan.after)
+        finally:
+            self.frames.pop()
 
     @staticmethod
     def _element_type(item: S.Declarator) -> S.TypeName:

@@ -277,7 +277,7 @@ class Lvalues:
     def _shared_read(self, addresses: np.ndarray, t: CType) -> Value:
         def read(ct: CType, off: int) -> Scalar:
             data, known, src = self.store.load(addresses + off, ct)
-            taint = None if known.all() else "values in shared memory that bankism does not know"
+            taint = None if known.all() else "values in shared memory"
             return Scalar(ct, data, known, src, taint)
 
         return self._per_component(t, read)

@@ -345,7 +345,7 @@ class InlinePtx:
             return
         for i, target in enumerate(targets):
             data, known, src = self.store.load(addresses + i * t.size, t)
-            taint = None if known.all() else "values in shared memory that bankism does not know"
+            taint = None if known.all() else "values in shared memory"
             self._write(target, Scalar(t, data, known, src, taint), state, stmt, mask)
 
     def _st_shared(self, stmt: PtxStatement, parts: list[str], state: _State, mask: Mask) -> None:

@@ -197,7 +197,9 @@ def render_trace(trace: dict) -> list[str]:
         lines.append(f"           source: {source or 'none'}")
         lines.append(f"           SASS:   {sass or 'none'}")
     totals = trace["totals"]
-    for op_class in ("ld", "st", "atom"):
+    for op_class in ("ld", "st", "atom", "ldgsts"):
+        if op_class not in totals["source"] or op_class not in totals["sass"]:
+            continue
         source, sass = totals["source"][op_class], totals["sass"][op_class]
         measured = (totals["measured"] or {}).get(op_class)
         if not any(source.values()) and not any(sass.values()) and not (measured and any(measured.values())):
@@ -208,6 +210,9 @@ def render_trace(trace: dict) -> list[str]:
             predicted = f"source {_number(source[metric])}, SASS {_number(sass[metric])}"
             parts.append(f"{metric}: {predicted}, ncu {ncu}")
         lines.append(f"  launch totals ({op_class}): " + "; ".join(parts))
+        caveat = totals.get("caveats", {}).get(op_class)
+        if caveat:
+            lines.append(f"  ({op_class}: ncu's counts are not judged: {caveat})")
     return lines
 
 

@@ -115,6 +115,10 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         "warps": per_warp,
     }
     report["verdict"] = verdict(report)
+    if site.op == "ldgsts":
+        report["verdict"] += (" cp.async: exact when each group of lanes copies from one global 128-byte "
+                              "line, each lane its own bytes, else a lower bound; ncu counts no shared "
+                              "wavefronts for cp.async.cg (docs/rules.md, cp.async).")
     return report
 
 

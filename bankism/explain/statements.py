@@ -14,6 +14,7 @@ from bankism.explain import syntax as S
 from bankism.explain.bindings import LoopState, TypeAlias, Variable
 from bankism.explain.ctype import CType
 from bankism.explain.memory import LocalArray, local_store
+from bankism.explain.repeat import counted_loop, run_repeating
 from bankism.explain.values import (
     Failure,
     Mask,
@@ -342,6 +343,9 @@ class Statements:
         try:
             if stmt.init is not None:
                 self.exec(stmt.init, mask)
+            counted = counted_loop(self, stmt, mask) if self.unsure_lanes() is None else None
+            if counted is not None:
+                return run_repeating(self, stmt, mask, *counted)
             return self._loop(
                 lambda m: self.exec(stmt.body, m), stmt.condition, stmt.update, mask, True, stmt
             )
@@ -417,7 +421,8 @@ def file_matches(file: str, wanted: str) -> bool:
     (the same path, or the same trailing path components)."""
     a = os.path.normpath(file).split(os.sep)
     b = os.path.normpath(wanted).split(os.sep)
-    return a[-len(b) :] == b
+    n = min(len(a), len(b))
+    return a[-n:] == b[-n:]
 
 
 def _known_bytes(value: object) -> bytes:

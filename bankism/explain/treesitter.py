@@ -40,3 +40,12 @@ def snippet(node: Node) -> str:
     """``node``'s text on one line, cut to 60 characters (for error messages)."""
     one_line = SPACE.sub(" ", node_text(node)).strip()
     return one_line if len(one_line) <= 60 else one_line[:57] + "..."
+
+
+def last_name(node: Node) -> str:
+    """``f`` for ``f``, ``ns::f`` and ``a::b::f`` (without template arguments)."""
+    while node.type == "qualified_identifier" and node.child_by_field_name("name") is not None:
+        node = node.child_by_field_name("name")
+    if node.type in ("template_function", "template_type") and node.child_by_field_name("name") is not None:
+        node = node.child_by_field_name("name")
+    return node_text(node).split("::")[-1].split("<")[0].strip()

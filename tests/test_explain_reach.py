@@ -1,0 +1,163 @@
+"""Constructs public kernels use that never decide a shared access (tests/data/explain/reach):
+clock readings, braced cooperative-groups function objects, half2 arithmetic, ... Every site's
+per-warp addresses, wavefronts and ideal are checked against the engine run on addresses
+computed here from the kernels' own index formulas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bankism.errors import BankismError
+from tests.test_explain_support import BASE, DATA, check_site, run, site
+
+REACH = DATA / "reach"
+
+
+def _lanes(addresses: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """One execution whose first len(addresses) lanes are active at ``addresses``:
+    ((1, 32) addresses, (1, 32) active mask)."""
+    row = np.zeros((1, 32), np.int64)
+    row[0, : len(addresses)] = addresses
+    active = np.zeros((1, 32), bool)
+    active[0, : len(addresses)] = True
+    return row, active
+
+
+def _check(found: dict, per_warp: dict[int, list[int]], width: int, op: str) -> None:
+    expected = {w: _lanes(a) for w, a in per_warp.items()}
+    addresses = {w: e[0] for w, e in expected.items()}
+    check_site(found, addresses, width, op, {w: e[1] for w, e in expected.items()})
+
+
+def test_clock_values_and_braced_function_objects_do_not_refuse():
+    report = run(REACH / "library_values.cu")
+    totals, maxes = BASE, BASE + 32
+    _check(site(report, 17, "warpTotals", "store"), {w: [totals + 4 * w] for w in range(8)}, 4, "store")
+    _check(site(report, 18, "maxes", "store"), {w: [maxes + 4 * (7 - w)] for w in range(8)}, 4, "store")
+    _check(site(report, 21, "warpTotals", "load"), {0: [totals + 4 * i for i in range(8)]}, 4, "load")
+    _check(site(report, 21, "maxes", "load"), {0: [maxes + 4 * (i ^ 1) for i in range(8)]}, 4, "load")
+    assert sum(s["conflicts"] for s in report["sites"]) == 0
+
+
+def _ffs(x: int) -> int:
+    return 0 if x == 0 else (x & -x).bit_length()
+
+
+def _usad4(a: int, b: int, c: int) -> int:
+    return c + sum(abs(((a >> 8 * i) & 255) - ((b >> 8 * i) & 255)) for i in range(4))
+
+
+def _byte_perm(x: int, y: int, s: int) -> int:
+    pool = x | (y << 32)
+    return sum(((pool >> 8 * ((s >> 4 * n) & 7)) & 255) << 8 * n for n in range(4))
+
+
+def test_bit_intrinsics_and_half2_arithmetic():
+    report = run(REACH / "bit_half.cu")
+    slots, prods = BASE, BASE + 1024
+    t = range(32)
+    formulas = {
+        8: [_ffs(i + 1) * 8 + (i & 7) for i in t],
+        9: [32 - (i + 1).bit_length() + 64 for i in t],
+        10: [(int(f"{i:032b}"[::-1], 2) >> 27) * 3 for i in t],
+        11: [bin((i * 2654435761) & 0xFFFFFFFF).count("1") + 128 for i in t],
+        12: [_usad4(i, 0x01020304, 5) & 255 for i in t],
+        13: [_byte_perm(i, 0x55, 0x3210) & 63 for i in t],
+        14: [((((i << 28) & 0xFFFFFFFF) | (i << 32)) << 4 >> 32) & 0xFFFFFFFF & 255 for i in t],
+        15: [(_ffs(1 << (i & 31)) + 64 - 41) & 255 for i in t],
+    }
+    for line, words in formulas.items():
+        rows = np.array([[slots + 4 * w for w in words]], np.int64)
+        check_site(site(report, line, "slots", "store"), {0: rows}, 4, "store")
+    check_site(site(report, 16, "prods", "store"), {0: np.array([[prods + 4 * i for i in t]])}, 4, "store")
+    reversed_rows = np.array([[prods + 4 * (63 - i) for i in t]])
+    check_site(site(report, 18, "prods", "load"), {0: reversed_rows}, 4, "load")
+
+
+def test_a_store_whose_lanes_depend_on_shared_values_is_refused_in_one_plain_sentence(tmp_path):
+    from bankism.errors import BankismError
+
+    source = tmp_path / "swap.cu"
+    source.write_text(
+        "__device__ void order(int &x, int &y) { if (x > y) { int t = x; x = y; y = t; } }\n"
+        "__global__ void k(const int *g) {\n"
+        "  __shared__ int v[64];\n"
+        "  v[threadIdx.x] = g[threadIdx.x];\n"
+        "  v[threadIdx.x + 32] = g[threadIdx.x + 32];\n"
+        "  __syncthreads();\n"
+        "  order(v[2 * threadIdx.x], v[2 * threadIdx.x + 1]);\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    try:
+        run(source)
+    except BankismError as error:
+        message = str(error)
+    else:
+        raise AssertionError("a data-dependent store was accepted")
+    assert "depends on values in shared memory, which bankism does not know" in message
+    assert message.count("bankism does not know") == 1
+
+
+def test_tiles_of_a_block_that_is_not_a_multiple_of_the_tile_size():
+    report = run(REACH / "partial_tile.cu")
+    grid2d, counts = BASE, BASE + 4 * 33 * 4
+    tid = np.arange(120)
+    stores = {}
+    for w in range(4):
+        lanes = tid[32 * w: 32 * w + 32]
+        stores[w] = [grid2d + 4 * (33 * (t // 32) + t % 32) for t in lanes]
+    _check(site(report, 11, "grid2d", "store"), stores, 4, "store")
+    heads = np.zeros((4, 1, 32), np.int64)
+    active = np.zeros((4, 1, 32), bool)
+    for w in range(4):  # each warp holds two 16-thread tiles; their heads are lanes 0 and 16
+        heads[w, 0, [0, 16]] = [counts + 4 * ((32 * w + lane) // 16 + 8) for lane in (0, 16)]
+        active[w, 0, [0, 16]] = True
+    found = site(report, 12, "counts", "store")
+    check_site(found, dict(enumerate(heads)), 4, "store", dict(enumerate(active)))
+    loads = {w: [grid2d + 4 * (33 * (t % 32 % 4) + 4) for t in tid[32 * w: 32 * w + 32]] for w in range(4)}
+    _check(site(report, 14, "grid2d", "load"), loads, 4, "load")
+
+
+# --- __shared__ arrays outside the kernel body ---------------------------------------------
+
+PLACEMENT = Path(__file__).parent.parent / "traces" / "shared_placement"
+
+
+def test_outer_shared_arrays_are_placed_where_the_h100_put_them():
+    """traces/shared_placement/placement.txt: the shared-window offsets probe.cu printed on the
+    H100 (file-scope arrays, __device__-function arrays, the kernels' own, one extern)."""
+    measured = {}
+    for line in (PLACEMENT / "placement.txt").read_text().splitlines():
+        if line.startswith("k") and "=" in line:
+            kernel, *pairs = line.split()
+            measured[kernel] = {name: int(offset) for name, offset in (p.split("=") for p in pairs)}
+    assert set(measured) == {"k1", "k2", "k3", "k4"}
+    for kernel, offsets in measured.items():
+        report = run(PLACEMENT / "probe.cu", kernel=kernel)
+        got = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+        assert got == offsets, kernel
+
+
+def test_file_scope_and_helper_arrays_sites():
+    report = run(REACH / "outer_shared.cu", kernel="outerUser")
+    offsets = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+    # staged and lanes2 are used by this kernel only (moved ahead of `own`); common is shared
+    # with otherUser (kept after it).
+    assert offsets == {"staged": BASE, "lanes2": BASE + 256, "own": BASE + 512, "common": BASE + 640}
+    lane = np.arange(32)
+    for_warps = {w: np.array([BASE + 256 + 4 * 2 * lane]) for w in range(2)}
+    check_site(site(report, 7, "lanes2", "store"), for_warps, 4, "store")
+    reversed_rows = {w: np.array([BASE + 4 * (63 - (32 * w + lane))]) for w in range(2)}
+    check_site(site(report, 21, "staged", "load"), reversed_rows, 4, "load")
+    rotated = {w: np.array([BASE + 640 + 4 * ((lane + 1) % 32)]) for w in range(2)}
+    check_site(site(report, 15, "common", "load"), rotated, 4, "load")
+
+
+def test_a_static_shared_array_in_a_template_helper_is_refused_in_one_line():
+    with pytest.raises(BankismError, match=r"outer_shared.cu:28: unsupported construct: .*template function "
+                                           r"\(perInstance\)"):
+        run(REACH / "outer_shared.cu", kernel="templated")
