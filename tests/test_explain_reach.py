@@ -161,3 +161,118 @@ def test_a_static_shared_array_in_a_template_helper_is_refused_in_one_line():
     with pytest.raises(BankismError, match=r"outer_shared.cu:28: unsupported construct: .*template function "
                                            r"\(perInstance\)"):
         run(REACH / "outer_shared.cu", kernel="templated")
+
+
+def test_a_null_test_that_guards_only_per_thread_work_does_not_refuse():
+    report = run(REACH / "null_guard.cu", kernel="biasedTile")
+    x = np.arange(32)
+    rows = {y: np.array([BASE + 4 * (32 * y + x)] * 4) for y in range(8)}
+    check_site(site(report, 8, "tile", "load"), rows, 4, "load")
+    check_site(site(report, 8, "tile", "store"), rows, 4, "store")
+    columns = {y: np.array([BASE + 4 * (32 * x + y)]) for y in range(8)}
+    found = site(report, 10, "tile", "load")
+    check_site(found, columns, 4, "load")
+    assert found["wavefronts"] == 8 * 32
+
+
+def test_a_null_test_that_decides_a_shared_access_is_refused():
+    why = r"null_guard.cu:16: whether this shared-memory access runs depends on whether pointer bias is null"
+    with pytest.raises(BankismError, match=why):
+        run(REACH / "null_guard.cu", kernel="guardedShared")
+
+
+def test_parenthesized_typedef_casts_and_cache_hint_stores():
+    report = run(REACH / "casts_hints.cu")
+    x = np.arange(32)
+    found = site(report, 9, "buf", "store")
+    check_site(found, {0: np.array([BASE + 4 * ((4 * x) % 128)])}, 4, "store")
+    assert found["wavefronts"] == 4
+    col = BASE + 512
+    check_site(site(report, 10, "col", "store"), {0: np.array([col + 4 * 32 * x])}, 4, "store")
+    check_site(site(report, 12, "buf", "load"), {0: np.array([BASE + 4 * (127 - x)])}, 4, "load")
+    check_site(site(report, 13, "buf", "load"), {0: np.array([BASE + 4 * x])}, 4, "load")
+
+
+def test_a_define_for_a_parameter_of_an_unparsable_kernel_is_not_pasted_as_a_macro(tmp_path):
+    source = tmp_path / "trait.cu"
+    source.write_text(
+        "template <typename T> struct Wide { typedef float4 Type; };\n"
+        "template <typename T>\n"
+        "__global__ void k(typename Wide<T>::Type *p, unsigned int n) {\n"
+        "  __shared__ float s[64];\n"
+        "  if (threadIdx.x < n) s[threadIdx.x] = 1.f;\n"
+        "}\n"
+    )
+    with pytest.raises(BankismError) as caught:
+        run(source, grid=(1, 1, 1), block=(64, 1, 1), defines={"T": "float", "n": "32"})
+    assert "cannot parse" not in str(caught.value)
+    assert "trait.cu:3: unsupported construct: dependent type" in str(caught.value)
+
+
+def test_a_kernel_not_found_names_the_headers_that_were_not_found(tmp_path):
+    source = tmp_path / "host.cu"
+    source.write_text(
+        '#include <cstdio>\n#include "kernels/tiles.cuh"\nint main() { tileKernel<<<1, 32>>>(0); }\n'
+    )
+    missing = r'#include "kernels/tiles.cuh" not found \(give the directory with -I DIR\)'
+    with pytest.raises(BankismError, match=r"host.cu: no __global__ function named tileKernel; " + missing):
+        run(source, kernel="tileKernel")
+    with pytest.raises(BankismError, match=r"no __global__ kernel found; " + missing):
+        run(source)
+
+
+def test_memcpy_of_a_global_int4_into_a_packed_struct():
+    report = run(REACH / "packed_bits.cu", kernel="packedRows")
+    x = np.arange(128)
+    warp = [x[32 * w: 32 * w + 32] for w in range(4)]
+    stores = {w: np.array([BASE + 4 * (129 * k + warp[w]) for k in range(4)]) for w in range(4)}
+    check_site(site(report, 14, "rows", "store"), stores, 4, "store")
+    loads = {w: np.array([BASE + 4 * (129 * (warp[w] % 4) + warp[w] // 4)]) for w in range(4)}
+    found = site(report, 16, "rows", "load")
+    check_site(found, loads, 4, "load")
+    assert found["wavefronts"] == 16
+    with pytest.raises(BankismError, match=r"packed_bits.cu:22: the address depends on"):
+        run(REACH / "packed_bits.cu", kernel="packedIndex")
+
+
+def test_constant_tables_sized_by_their_initializer():
+    report = run(REACH / "constant_table.cu")
+    t = np.arange(256)
+    stores = {w: np.array([BASE + 4 * (32 * (t[32 * w: 32 * w + 32] % 8) + t[32 * w: 32 * w + 32] // 8)])
+              for w in range(8)}
+    found = site(report, 7, "taps", "store")
+    check_site(found, stores, 4, "store")
+    assert found["wavefronts"] == 8 * 8
+    loads = {w: np.array([BASE + 4 * (32 * w + np.arange(32))]) for w in range(8)}
+    check_site(site(report, 9, "taps", "load"), loads, 4, "load")
+
+
+def test_kernel_parameters_of_unmodelled_types_cost_nothing_unless_named(tmp_path):
+    source = tmp_path / "tags.cu"
+    source.write_text(
+        "#include <type_traits>\n"
+        "template <bool A> __global__ void k(float *o, std::bool_constant<A>, curandState *st) {\n"
+        "  __shared__ float s[64];\n"
+        "  s[2 * threadIdx.x % 64] = 1.f;\n"
+        "  if (A) o[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "__global__ void named(curandState *st) { __shared__ curandState s[32]; s[threadIdx.x] = st[0]; }\n"
+        "int main() { k<true><<<1, 32>>>(0, std::bool_constant<true>{}, 0); named<<<1, 32>>>(0); }\n"
+    )
+    report = run(source, kernel="k")
+    lane = np.arange(32)
+    found = site(report, 4, "s", "store")
+    check_site(found, {0: np.array([BASE + 4 * (2 * lane % 64)])}, 4, "store")
+    assert found["wavefronts"] == 2
+    check_site(site(report, 5, "s", "load"), {0: np.array([BASE + 4 * (63 - lane)])}, 4, "load")
+    with pytest.raises(BankismError, match=r"tags.cu:7: unsupported construct: unknown type 'curandState'"):
+        run(source, kernel="named")
+
+
+def test_overloads_by_reference_constness_pick_and_bind_as_cpp_does():
+    report = run(REACH / "ref_overloads.cu")
+    lane = np.arange(32)
+    found = site(report, 9, "s", "store")  # first(v) = 2x wrote v.x through the T& overload
+    check_site(found, {0: np.array([BASE + 4 * 2 * lane])}, 4, "store")
+    assert found["wavefronts"] == 2
+    check_site(site(report, 10, "s", "store"), {0: np.array([BASE + 4 * (lane + 64)])}, 4, "store")

@@ -118,6 +118,7 @@ def _same_path(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
+TraceOutput = Annotated[Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")]
 Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
 KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searched in the kernel's name.")]
 Launches = Annotated[
@@ -136,6 +137,7 @@ DetailsOut = Annotated[
 
 
 def _print_counters(doc: dict[str, Any]) -> None:
+    """One line per launch: its kernel and the ncu counters it now holds."""
     for item in doc["launches"]:
         print(f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}")
 
@@ -179,9 +181,7 @@ def register(app: typer.Typer) -> None:
 
     @app.command("trace", context_settings=_PROGRAM_SETTINGS)
     def trace_command(
-        output: Annotated[
-            Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")
-        ],
+        output: TraceOutput,
         program: Program = None,
         kernel: KernelRegex = None,
         launch: Launches = None,
@@ -267,16 +267,11 @@ def register(app: typer.Typer) -> None:
             doc = {"launches": [ncu.counters_only_launch(p) for p in selected]}
         if output is not None:
             print(f"wrote {output}:")
-        for item in doc["launches"]:
-            print(
-                f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
-            )
+        _print_counters(doc)
 
     @app.command("record", context_settings=_PROGRAM_SETTINGS)
     def record_command(
-        output: Annotated[
-            Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")
-        ],
+        output: TraceOutput,
         program: Program = None,
         kernel: KernelRegex = None,
         launch: Launches = None,
@@ -337,7 +332,4 @@ def register(app: typer.Typer) -> None:
             doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
         traceio.save(doc, target)
         print(f"wrote {target}:")
-        for item in doc["launches"]:
-            print(
-                f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
-            )
+        _print_counters(doc)

@@ -4,6 +4,8 @@ the optional shared-memory snapshot."""
 
 from __future__ import annotations
 
+import re
+
 from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
@@ -128,8 +130,26 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     for kernel in program.kernels:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
+    reserved.update(_signature_names(program.pre.text))
     macros = {name: value for name, value in defines.items() if name not in reserved}
     return parse(preprocess(source, filename, macros, *paths))
+
+
+_KERNEL_SIGNATURE = re.compile(r"__global__[^{};]*?\(([^{};]*?)\)\s*\{")
+_LAST_WORD = re.compile(r"([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)*(?:=[^,]*)?$")
+
+
+def _signature_names(text: str) -> set[str]:
+    """Parameter names of every __global__ function in ``text``, read from the signatures
+    themselves (also of kernels bankism cannot parse): a -D for one of them binds that
+    parameter and must never be pasted into the text as a macro."""
+    names = set()
+    for match in _KERNEL_SIGNATURE.finditer(text):
+        for param in match.group(1).split(","):
+            word = _LAST_WORD.search(param.strip())
+            if word:
+                names.add(word.group(1))
+    return names
 
 
 def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:
@@ -144,6 +164,16 @@ def _numeric_defines(defines: dict[str, str]) -> dict[str, int | float]:
     return values
 
 
+def _missing_headers(program: Program) -> str:
+    """'; #include "X" was not found ...' when the file includes headers bankism could not
+    find (a kernel may live in one of them)."""
+    missing = program.pre.missing
+    if not missing:
+        return ""
+    listed = ", ".join(f'"{m}"' for m in missing[:3]) + (", ..." if len(missing) > 3 else "")
+    return f"; #include {listed} not found (give the directory with -I DIR)"
+
+
 def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Function:
     kernels = program.kernels
     names = ", ".join(dict.fromkeys(k.name for k in kernels))
@@ -152,11 +182,11 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
         if not matches:
             raise BankismError(
                 f"{filename}: no __global__ function named {wanted}"
-                + (f"; it defines {names}" if names else "")
+                + (f"; it defines {names}" if names else "") + _missing_headers(program)
             )
         return matches[0]
     if not kernels:
-        raise BankismError(f"{filename}: no __global__ kernel found")
+        raise BankismError(f"{filename}: no __global__ kernel found" + _missing_headers(program))
     if len({k.name for k in kernels}) > 1:
         raise BankismError(f"{filename} defines several kernels ({names}): choose one with --kernel NAME")
     return kernels[0]

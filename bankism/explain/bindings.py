@@ -18,13 +18,16 @@ from bankism.explain.values import Value
 class Variable:
     """A named scalar/vector/pointer variable; ``ref`` makes it an alias (C++ reference)."""
 
-    __slots__ = ("name", "type", "value", "ref")
+    __slots__ = ("name", "type", "value", "ref", "born_unsure")
 
     def __init__(self, name: str, type: CType, value: Value | None, ref: object = None) -> None:
         self.name = name
         self.type = type
         self.value = value
         self.ref = ref
+        #: Lanes that were only maybe running where the variable was declared: inside that
+        #: code the variable's values in those lanes are exact (it does not outlive it).
+        self.born_unsure = None
 
 
 @dataclass(slots=True)

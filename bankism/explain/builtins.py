@@ -316,6 +316,58 @@ def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 for _name in ("__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"):
     BUILTINS[_name] = _ldg
 
+
+def _st_hint(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """__stcs/__stcg/__stwb/__stwt(p, v): a store with a cache hint, as ``*p = v``."""
+    pointer, value = _args(machine, expr, mask, 2)
+    if not isinstance(pointer, Pointer):
+        raise Failure(expr, f"{expr.function}() needs a pointer")
+    target = MemLV(pointer.region, pointer.offset, pointer.type.elem, expr)
+    machine.store_to(target, value, mask, expr)
+    return constant(C.INT, 0)
+
+
+for _name in ("__stcs", "__stcg", "__stwb", "__stwt"):
+    BUILTINS[_name] = _st_hint
+
+
+def _memcpy(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    """memcpy(&dst, &src, n) between whole objects (a local array or variable, or a member):
+    an object of the same type is copied; bytes nobody knows (a global load reinterpreted,
+    as in ``Packed128(int4 bits)``) make every element of the destination unknown; copying
+    known bytes into another type (a bit cast) is refused."""
+    if len(expr.args) != 3:
+        raise Failure(expr, "memcpy() takes a destination, a source and a size")
+    dst_expr, src_expr = (a.operand if isinstance(a, S.Unary) and a.op == "&" else a for a in expr.args[:2])
+    target = machine.lvalue(dst_expr, mask)
+    t = machine.lvalue_type(target)
+    source = machine.eval(src_expr, mask)
+    size = machine.integer_constant(expr.args[2], mask, "memcpy size")
+    if size != t.size or size != source.type.size:
+        raise Failure(expr, "unsupported construct: memcpy() of part of an object")
+    if source.type == t:
+        machine.store_to(target, source, mask, expr)
+        return constant(C.INT, 0)
+    components = source.comps if isinstance(source, Vector) else [source]
+    n = machine.threads
+    if any(not isinstance(c, Scalar) or flags_per_thread(c.known, n)[mask.arr].any() for c in components):
+        raise Failure(expr, f"unsupported construct: memcpy() of known {source.type} bytes into {t}")
+    element = t.scalar if t.kind == "array" else t
+    if element.kind not in ("int", "float"):
+        raise Failure(expr, f"unsupported construct: memcpy() into {t}")
+    taint = components[0].taint
+    why = taint if taint and taint != "values not known" else (
+        f"the bytes memcpy() copied from a {source.type}")
+    count = t.size // element.size
+    for i in range(count):
+        slot = S.Subscript(expr.line, expr.text, dst_expr, S.Literal(expr.line, str(i), i, "int"),
+                           file=expr.file) if t.kind == "array" else dst_expr
+        machine.store_to(machine.lvalue(slot, mask), unknown(element, why), mask, expr)
+    return constant(C.INT, 0)
+
+
+BUILTINS["memcpy"] = _memcpy
+
 _ATOMIC_UFUNCS = {
     "atomicAdd": np.add, "atomicSub": np.subtract, "atomicMax": np.maximum, "atomicMin": np.minimum,
     "atomicAnd": np.bitwise_and, "atomicOr": np.bitwise_or, "atomicXor": np.bitwise_xor,

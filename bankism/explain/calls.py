@@ -88,6 +88,11 @@ class Calls:
             return self.invoke(candidates[0], expr, mask, args=expr.args, explicit=expr.template_args)
         values = [self.eval(a, mask) for a in expr.args]
         function = self._overload(candidates, values, expr, mask)
+        if any(p.type.reference for p in function.params) and not any(
+                isinstance(n, S.Assign | S.IncDec | S.Call | S.MethodCall) for n in S.walk(list(expr.args))):
+            # bind the chosen overload's references to the arguments themselves (evaluating
+            # them again is harmless: they have no side effects)
+            return self.invoke(function, expr, mask, args=expr.args, explicit=expr.template_args)
         return self.invoke(function, expr, mask, values=values, explicit=expr.template_args)
 
     def _overload(self, candidates: list[S.Function], values: list[Value], expr: S.Node,
@@ -103,9 +108,15 @@ class Calls:
             frame = Frame(function, [{}], np.zeros(self.threads, bool), None)
             self.frames.append(frame)
             try:
-                for param, value in zip(function.params, values, strict=True):
+                args = getattr(expr, "args", None) or [None] * len(values)
+                for param, value, arg in zip(function.params, values, args, strict=False):
                     t = self.resolve_type(param.type, mask)
-                    score += 4 if t == value.type else 2 if t.kind == value.type.kind else 0
+                    score += 8 if t == value.type else 4 if t.kind == value.type.kind else 0
+                    if param.type.reference and not param.type.const:
+                        # T& binds only an lvalue, and binds it better than const T& does
+                        lvalue = isinstance(arg, S.Name | S.Subscript | S.Member) or (
+                            isinstance(arg, S.Unary) and arg.op == "*")
+                        score += 1 if lvalue else -1
             except (Failure, BankismError):
                 score = -1
             finally:

@@ -8,6 +8,7 @@ its behaviour is split by concern: ``statements``, ``expressions``, ``lvalues`` 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -166,8 +167,20 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
                 else:
                     value = self.integer_constant(given, full, "template argument")
                     scope[param.name] = constant(C.INT, value)
+            used = None
             for param in self.kernel.params:
-                t = self.resolve_type(param.type, full)
+                try:
+                    t = self.resolve_type(param.type, full)
+                except Failure:
+                    # A parameter of a type bankism does not model (a tag such as
+                    # std::bool_constant<A>, a library state) costs nothing unless the
+                    # kernel names it.
+                    if used is None:
+                        body = self.program.body(self.kernel)
+                        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
+                    if not param.name or param.name not in used:
+                        continue
+                    raise
                 if t.kind == "array":
                     t = C.pointer_to(t.elem)
                 if param.type.reference:
@@ -202,7 +215,16 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
     def _global_item(self, decl: S.Decl, item: S.Declarator, mask: Mask) -> None:
         try:
             if decl.space in ("constant", "device"):
-                t = self.resolve_type(item.type, mask)
+                type_name = item.type
+                if type_name.dims and type_name.dims[0] is None and isinstance(item.init, S.InitList):
+                    # `__constant__ float table[] = {...}`: the size is the initializer's length
+                    inner = 1
+                    for dim in type_name.dims[1:]:
+                        inner *= self.integer_constant(dim, mask, "array size")
+                    count = -(-_flat_count(item.init) // inner)
+                    size = S.Literal(item.line, str(count), count, "int")
+                    type_name = dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
+                t = self.resolve_type(type_name, mask)
                 matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
                 self.matrices.append(matrix)
                 self.globals[item.name] = GlobalArray(matrix, t)
@@ -422,6 +444,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         return None
 
     def declare(self, name: str, binding: object) -> None:
+        if isinstance(binding, Variable):
+            binding.born_unsure = self.unsure_lanes()
         self.frame.scopes[-1][name] = binding
 
     # --- types ------------------------------------------------------------------------------
@@ -489,3 +513,8 @@ def _is_constant_expression(expr: S.Expr) -> bool:
         if isinstance(node, S.Unary) and node.op in ("*", "&"):
             return False
     return True
+
+
+def _flat_count(init: S.InitList) -> int:
+    """How many scalars a (nested) brace initializer lists."""
+    return sum(_flat_count(i) if isinstance(i, S.InitList) else 1 for i in init.items)

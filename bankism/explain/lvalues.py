@@ -289,6 +289,8 @@ class Lvalues:
             value = self.copy_value(self.coerce(value, var.type, node))
             stored = select(mask, value, var.value, node) if var.value is not None else value
             doubtful = self.unsure_lanes()
+            if doubtful is not None and var.born_unsure is not None:
+                doubtful = doubtful & ~var.born_unsure
             if doubtful is not None and (doubtful & mask.arr).any():
                 stored = forget(stored, doubtful & mask.arr, self.unsure_reason())
             var.value = stored

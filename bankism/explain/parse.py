@@ -585,6 +585,12 @@ class _Converter(Declarations):
             return S.Cast(line, text, S.TypeName(line, text, base), args[0], "functional")
         if function.type in ("identifier", "qualified_identifier", "type_identifier"):
             return S.Call(line, text, last_name(function), args, template_args)
+        inner = named_children(function) if function.type == "parenthesized_expression" else []
+        if len(inner) == 1 and inner[0].type in ("identifier", "type_identifier") and len(args) == 1:
+            # `(floatX)(a + b)`: the grammar cannot tell a C cast to a typedef'd name from a call
+            # through parentheses; a cast it is (the name not being a type is reported as such).
+            name = node_text(inner[0])
+            return S.Cast(line, text, S.TypeName(line, text, name), args[0], "c")
         raise self.unsupported(node, "call through an expression")
 
 

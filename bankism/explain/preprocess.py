@@ -7,7 +7,7 @@ import io
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from pcpp import Preprocessor
 from pcpp.parser import Action, OutputDirective
@@ -61,6 +61,8 @@ class Preprocessed:
     text: str
     origins: list[tuple[str, int]]
     filename: str
+    #: ``#include "..."`` files that were not found (skipped), in order.
+    missing: list[str] = field(default_factory=list)
 
     def origin(self, row: int) -> tuple[str, int]:
         """The (file, 1-based line) of 0-based output row ``row``."""
@@ -94,8 +96,11 @@ class _QuietPreprocessor(Preprocessor):
         super().__init__()
         self.overrides = overrides
         self.errors: list[str] = []
+        self.missing: list[str] = []
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
+        if not is_system_include and includepath not in self.missing:
+            self.missing.append(includepath)
         raise OutputDirective(Action.IgnoreAndRemove)
 
     def on_file_open(self, is_system_include, includepath):  # noqa: ANN001
@@ -169,7 +174,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     preprocessor.write(out)
     if preprocessor.errors:
         raise BankismError(preprocessor.errors[0])
-    return _strip_line_directives(text + out.getvalue(), filename)
+    pre = _strip_line_directives(text + out.getvalue(), filename)
+    return replace(pre, missing=list(preprocessor.missing))
 
 
 def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -> str:
