@@ -10,7 +10,6 @@ from bankism.arch import get_arch
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
 from bankism.explain.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.host import HostScope, HostUnknown, host_number, launch_dim
 from bankism.explain.interpreter import Machine
@@ -33,6 +32,9 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     chosen = None
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
+        # Lazy: the trace comparison pulls in bankism.analyze; plain explain never needs it.
+        from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
+
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
         name = options.kernel or kernel_base_name(chosen.launch["kernel"])

@@ -199,8 +199,21 @@ def lookup(name: str) -> CType | None:
 
 
 def pointer_to(pointee: CType) -> CType:
-    """The type 'pointer to ``pointee``' (8 bytes)."""
-    return CType(f"{pointee.name}*", "ptr", 8, 8, np.dtype(np.int64), False, 0, pointee)
+    """The type 'pointer to ``pointee``' (8 bytes); built once per pointee (a hot path of the
+    interpreter: every array access decays an array to a pointer)."""
+    cached = _POINTERS.get(id(pointee))
+    if cached is not None and cached[0] is pointee:
+        return cached[1]
+    t = CType(f"{pointee.name}*", "ptr", 8, 8, np.dtype(np.int64), False, 0, pointee)
+    if len(_POINTERS) > 4096:
+        _POINTERS.clear()
+    _POINTERS[id(pointee)] = (pointee, t)  # the pointee is kept, so its id is not reused
+    return t
+
+
+#: id(pointee) -> (pointee, pointer type); id(a), id(b) -> (a, b, common type).
+_POINTERS: dict[int, tuple[CType, CType]] = {}
+_COMMON: dict[tuple[int, int], tuple[CType, CType, CType]] = {}
 
 
 def array_of(element: CType, count: int) -> CType:
@@ -235,7 +248,19 @@ def promote(t: CType) -> CType:
 
 
 def common_type(a: CType, b: CType) -> CType:
-    """The usual arithmetic conversions of C for a binary operator on ``a`` and ``b``."""
+    """The usual arithmetic conversions of C for a binary operator on ``a`` and ``b``
+    (memoised per pair of type objects: the interpreter asks for every binary operator)."""
+    cached = _COMMON.get((id(a), id(b)))
+    if cached is not None and cached[0] is a and cached[1] is b:
+        return cached[2]
+    t = _common_type(a, b)
+    if len(_COMMON) > 4096:
+        _COMMON.clear()
+    _COMMON[(id(a), id(b))] = (a, b, t)
+    return t
+
+
+def _common_type(a: CType, b: CType) -> CType:
     if a.kind == "float" or b.kind == "float":
         if a.kind == "float" and b.kind == "float":
             return a if a.rank >= b.rank else b

@@ -9,7 +9,6 @@ import numpy as np
 from bankism.arch import get_arch
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.explain.against_trace import compare
 from bankism.explain.ctype import array_shape
 from bankism.explain.memory import SharedVariable
 from bankism.explain.model import Analysis, Snapshot
@@ -51,6 +50,8 @@ def build_report(analysis: Analysis) -> dict:
     if unmodelled:
         report["unmodelled"] = unmodelled
     if analysis.trace_launch is not None:
+        from bankism.explain.against_trace import compare  # lazy: needs bankism.analyze
+
         report["trace"] = compare(analysis, report, analysis.trace_launch)
     return report
 

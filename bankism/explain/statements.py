@@ -284,6 +284,7 @@ class Statements:
         #: loop already. When only such lanes run, the loop runs until what is known stops
         #: changing (their trip count is not known, but what they could do no longer grows).
         maybe = np.zeros(self.threads, bool)
+        any_maybe = False  # maybe.any(), kept up to date (asked three times per iteration)
         why = ""
         previous = None
         while True:
@@ -298,15 +299,17 @@ class Statements:
                 holds, unknown_lanes, reason = self.truth_parts(condition, running)
                 if unknown_lanes is not None:
                     maybe |= unknown_lanes
+                    any_maybe = bool(maybe.any())
                     why = why or reason
                     holds = holds | unknown_lanes
                 stay = running & holds
-                exited |= running.arr & ~stay.arr
+                if stay is not running:
+                    exited |= running.arr & ~stay.arr
                 running = stay
             first = False
             if running.none:
                 break
-            if maybe.any() and not (running.arr & ~maybe).any():
+            if any_maybe and not (running.arr & ~maybe).any():
                 state_now = self._known_state()
                 if state_now == previous:
                     exited |= running.arr
@@ -315,11 +318,11 @@ class Statements:
             state = LoopState(
                 np.zeros(self.threads, bool),
                 np.zeros(self.threads, bool),
-                maybe.copy() if maybe.any() else None,
+                maybe.copy() if any_maybe else None,
             )
             self.loops.append(state)
             try:
-                with self.maybe_running(maybe, why) if maybe.any() else nullcontext():
+                with self.maybe_running(maybe, why) if any_maybe else nullcontext():
                     after = body(running)
                     running = Mask.of((after.arr | state.continued) & ~self.frame.returned)
                     if update is not None and not running.none:
@@ -329,6 +332,7 @@ class Statements:
             exited |= state.broken
             if state.unsure is not None:
                 maybe |= state.unsure
+                any_maybe = bool(maybe.any())
                 why = why or self.unsure_reason()
             if running.none:
                 break

@@ -44,7 +44,10 @@ class Mask:
 
     @staticmethod
     def of(arr: np.ndarray) -> Mask:
-        return Mask(arr, bool(arr.all()), not bool(arr.any()))
+        full = bool(arr.all())
+        if full and arr.size:  # a non-empty full mask has a running thread: skip the second pass
+            return Mask(arr, True, False)
+        return Mask(arr, full, not bool(arr.any()))
 
     def __and__(self, other: Data) -> Mask:
         if isinstance(other, np.ndarray):
@@ -227,6 +230,8 @@ _ARITH = {
     "+": np.add, "-": np.subtract, "*": np.multiply, "&": np.bitwise_and, "|": np.bitwise_or,
     "^": np.bitwise_xor,
 }
+_BITWISE = frozenset(("&", "|", "^"))
+_INT_RANK = C.INT.rank
 _COMPARE = {
     "==": np.equal, "!=": np.not_equal, "<": np.less, ">": np.greater, "<=": np.less_equal,
     ">=": np.greater_equal,
@@ -235,6 +240,17 @@ _COMPARE = {
 
 def binary(op: str, a: Scalar, b: Scalar, mask: Mask, node: object) -> Scalar:
     """``a op b`` with C's conversions, integer division toward zero and wrap-around."""
+    ta = a.type
+    if ta is b.type and (ta.kind == "float" or (ta.kind == "int" and ta.rank >= _INT_RANK)):
+        # Fast path (most operators of a kernel): equal types that need no conversion, so
+        # the common type is that type (what the general path below computes, without it).
+        fn = _ARITH.get(op)
+        if fn is not None and (ta.kind == "int" or op not in _BITWISE):
+            return Scalar(ta, _typed(fn(a.data, b.data), ta), and_flags(a.known, b.known), None,
+                          a.taint or b.taint)
+        fn = _COMPARE.get(op)
+        if fn is not None:
+            return Scalar(C.BOOL, fn(a.data, b.data), and_flags(a.known, b.known), None, a.taint or b.taint)
     known = and_flags(a.known, b.known)
     taint = a.taint or b.taint
     if op in ("<<", ">>"):
