@@ -500,17 +500,7 @@ def _shuffle(kind: str) -> Handler:
             raise Failure(expr, f"{expr.function}() lane argument must be a known integer")
         lane, warp_base = _lane_ids(machine)
         amount = per_thread(np.asarray(selector.data, np.int64), machine.threads)
-        segment = lane - lane % width
-        if kind == "idx":
-            source = segment + amount % width
-        elif kind == "xor":
-            source = lane ^ amount
-            source = np.where(source - segment < width, source, lane)
-        elif kind == "down":
-            source = np.where(lane % width + amount < width, lane + amount, lane)
-        else:
-            source = np.where(lane % width >= amount, lane - amount, lane)
-        index = warp_base + source
+        index = warp_base + shuffle_source(lane, amount, width, kind)
         index = np.where(index < machine.threads, index, machine.lanes)
         return gather_lanes(value, index)
 
@@ -648,3 +638,18 @@ def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 for _name in ("tex1Dfetch", "tex1D", "tex2D", "tex3D", "tex1DLayered", "tex2DLayered", "texCubemap",
               "tex2DLod", "tex1DLod", "tex3DLod", "surf2Dread", "surf1Dread"):
     BUILTINS[_name] = _texture
+
+
+def shuffle_source(lane: np.ndarray, amount: np.ndarray, width: int, kind: str) -> np.ndarray:
+    """The lane each lane reads in a shuffle of ``kind`` (idx, xor, down, up) within segments of
+    ``width`` lanes, as CUDA's __shfl*_sync and the cooperative-groups shfl* define it: a lane whose
+    source falls outside its segment reads its own value."""
+    segment = lane - lane % width
+    if kind == "idx":
+        return segment + amount % width
+    if kind == "xor":
+        source = lane ^ amount
+        return np.where(source - segment < width, source, lane)
+    if kind == "down":
+        return np.where(lane % width + amount < width, lane + amount, lane)
+    return np.where(lane % width >= amount, lane - amount, lane)

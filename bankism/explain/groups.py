@@ -13,7 +13,7 @@ import numpy as np
 
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
-from bankism.explain.builtins import BUILTINS, Handler, block_barrier
+from bankism.explain.builtins import BUILTINS, Handler, block_barrier, shuffle_source
 from bankism.explain.values import (
     Failure,
     Functor,
@@ -193,17 +193,7 @@ def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -
     tid = machine.lanes
     lane = tid % 32
     amount = per_thread(np.asarray(selector.data, np.int64), machine.threads)
-    segment = lane - lane % width
-    if kind == "idx":
-        source = segment + amount % width
-    elif kind == "xor":
-        source = lane ^ amount
-        source = np.where(source - segment < width, source, lane)
-    elif kind == "down":
-        source = np.where(lane % width + amount < width, lane + amount, lane)
-    else:
-        source = np.where(lane % width >= amount, lane - amount, lane)
-    index = tid - lane + source
+    index = tid - lane + shuffle_source(lane, amount, width, kind)
     index = np.where(index < machine.threads, index, tid)
     return gather_lanes(value, index)
 
