@@ -74,10 +74,11 @@ def main():
     doc = {
         "format": "bankism-probes", "version": 1, "environment": env, "shared_base": base,
         "notes": (
-            "Shared-memory atomics on sm_90 (hw/atomics/atomics.cu, patterns from hw/atomics/gen_patterns.py). "
-            "One launch = one warp (1 block x 32 threads); each active lane executes one PTX atomic on its "
+            "Shared-memory atomics on sm_90 (hw/atomics/atomics.cu, patterns from hw/atomics/gen_patterns.py)"
+            ". One launch = one warp (1 block x 32 threads); each active lane executes one PTX atomic on its "
             "byte offset from the dynamic shared array (shared-window address shared_base); inactive lanes "
-            "branch around it. 'sass' says what ptxas emits (sass_body: the shared-memory SASS of the kernel, "
+            "branch around it. 'sass' says what ptxas emits (sass_body: the shared-memory SASS of the kernel,"
+            " "
             "cuobjdump -sass); native forms are one ATOMS instruction, the others a retry loop whose "
             "iterations ncu counts (instructions > 1 under contention). atomic_kind names the form; "
             "the engine's atomic_op for each SASS opcode is in bankism/isa.py. Counters: Nsight Compute "

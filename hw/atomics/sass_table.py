@@ -13,7 +13,9 @@ SHARED = re.compile(r"^(LDS|STS|ATOMS|ATOM|RED|LD|ST|QSPC)(\.|$)")
 
 def table(path):
     rows, name = {}, None
-    for line in open(path):
+    with open(path) as lines:
+        text = lines.read().splitlines(keepends=True)
+    for line in text:
         found = re.search(r"Function : (\S+)", line)
         if found:
             name = found.group(1)
