@@ -18,6 +18,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "probes"))
+from collect import parse_env  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 
 LDGSTS = {
@@ -56,22 +59,8 @@ def read_raw(path: Path) -> list[dict[str, str]]:
 
 
 def environment(results: Path) -> dict[str, str | None]:
-    text = (results / "env.txt").read_text()
-    env: dict[str, str | None] = {"gpu": None, "compute_capability": None, "arch": "sm_90", "driver": None,
-                                  "cuda": None, "ncu": None, "date": None}
-    found = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+), ([0-9.]+)$", text, re.M)
-    if found:
-        env["gpu"], env["driver"], env["compute_capability"] = found.groups()
-    found = re.search(r"release ([0-9.]+), (V[0-9.]+)", text)
-    if found:
-        env["cuda"] = f"{found.group(1)} ({found.group(2)})"
-    found = re.search(r"Version ([0-9.]+ \(build \d+\))", text)
-    if found:
-        env["ncu"] = found.group(1)
-    found = re.search(r"date_utc: (\d{4}-\d\d-\d\d)", text)
-    if found:
-        env["date"] = found.group(1)
-    return env
+    """GPU, driver, CUDA, ncu and date of a run, from its env.txt (the probes collector's parser)."""
+    return parse_env(str(results))
 
 
 def sass_lines(results: Path, name: str, pattern: str) -> list[str]:
