@@ -379,8 +379,9 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
                 for note in comparison_notes(launch):
                     console.print(note, markup=False, soft_wrap=unwrapped)
         console.print(_agreement(launch), soft_wrap=unwrapped)
-        if _unrecorded(launch):
-            console.print(_unrecorded(launch), soft_wrap=unwrapped)
+        unrecorded = _unrecorded(launch)
+        if unrecorded:
+            console.print(unrecorded, soft_wrap=unwrapped)
 
 
 def csv_rows(report: TraceReport) -> Iterator[list[Any]]:
