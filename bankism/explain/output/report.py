@@ -9,11 +9,11 @@ import numpy as np
 from bankism.arch import get_arch
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
-from bankism.explain.ctype import array_shape
-from bankism.explain.memory import SharedVariable
+from bankism.explain.cuda.unmodelled import modelled, unmodelled_report
 from bankism.explain.model import Analysis, Snapshot
-from bankism.explain.recording import SourceSite
-from bankism.explain.unmodelled import modelled, unmodelled_report
+from bankism.explain.simt.ctype import array_shape
+from bankism.explain.simt.memory import SharedVariable
+from bankism.explain.simt.recording import SourceSite
 
 SCHEMA = "bankism.explain/1"
 
@@ -50,7 +50,7 @@ def build_report(analysis: Analysis) -> dict:
     if unmodelled:
         report["unmodelled"] = unmodelled
     if analysis.trace_launch is not None:
-        from bankism.explain.against_trace import compare  # lazy: needs bankism.analyze
+        from bankism.explain.output.against_trace import compare  # lazy: needs bankism.analyze
 
         report["trace"] = compare(analysis, report, analysis.trace_launch)
     return report

@@ -15,10 +15,13 @@ import numpy as np
 
 from bankism.arch import get_arch
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
-from bankism.explain import syntax as S
-from bankism.explain.bindings import (
+from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
+from bankism.explain.cuda.ptx import Asm
+from bankism.explain.cuda.ptx_exec import InlinePtx
+from bankism.explain.cuda.wmma import fragment_type
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import (
     BlockContext,
     Frame,
     GlobalArray,
@@ -27,12 +30,12 @@ from bankism.explain.bindings import (
     TypeAlias,
     Variable,
 )
-from bankism.explain.calls import Calls
-from bankism.explain.control import Control, Goto, Label, LabeledBlock, Switch
-from bankism.explain.ctype import CType
-from bankism.explain.expressions import Expressions
-from bankism.explain.lvalues import Lvalues
-from bankism.explain.memory import (
+from bankism.explain.simt.calls import Calls
+from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.expressions import Expressions
+from bankism.explain.simt.lvalues import Lvalues
+from bankism.explain.simt.memory import (
     GlobalMatrix,
     SharedStore,
     SharedVariable,
@@ -40,14 +43,21 @@ from bankism.explain.memory import (
     layout_static,
     window_base,
 )
-from bankism.explain.placement import plan_outer
-from bankism.explain.ptx import Asm
-from bankism.explain.ptx_exec import InlinePtx
-from bankism.explain.recording import Recorder, SourceSite
-from bankism.explain.statements import Statements
-from bankism.explain.structs import Structs
-from bankism.explain.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant, unknown
-from bankism.explain.wmma import fragment_type
+from bankism.explain.simt.placement import plan_outer
+from bankism.explain.simt.recording import Recorder, SourceSite
+from bankism.explain.simt.statements import Statements
+from bankism.explain.simt.structs import Structs
+from bankism.explain.simt.values import (
+    Failure,
+    Mask,
+    Pointer,
+    Scalar,
+    Value,
+    Vector,
+    all_known,
+    constant,
+    unknown,
+)
 
 #: Kept for callers that import them from here.
 __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite", "TypeAlias"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from bankism.arch import OPS
 from bankism.explain.model import Analysis
-from bankism.explain.recording import SourceSite
+from bankism.explain.simt.recording import SourceSite
 
 #: What each op is, for the report.
 INSTRUCTIONS = {"ldgsts": "cp.async (SASS LDGSTS): the shared-memory write of an asynchronous copy",

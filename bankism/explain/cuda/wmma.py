@@ -23,14 +23,14 @@ from dataclasses import dataclass
 import numpy as np
 from tree_sitter import Node
 
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import Variable, VarLV
-from bankism.explain.builtins import BUILTINS
-from bankism.explain.ctype import CType
-from bankism.explain.memory import GlobalMatrix, SharedVariable
-from bankism.explain.treesitter import node_text
-from bankism.explain.values import (
+from bankism.explain.cuda.builtins import BUILTINS
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import node_text
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
+from bankism.explain.simt.values import (
     Failure,
     Mask,
     Pointer,

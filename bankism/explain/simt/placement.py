@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass
 
 from bankism.errors import BankismError
-from bankism.explain import syntax as S
-from bankism.explain.treesitter import node_text
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import node_text
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _FILE_SCOPES = ("translation_unit", "declaration_list", "linkage_specification")

@@ -10,12 +10,12 @@ from contextlib import contextmanager, nullcontext
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.explain import syntax as S
-from bankism.explain.bindings import LoopState, TypeAlias, Variable
-from bankism.explain.ctype import CType
-from bankism.explain.memory import LocalArray, local_store
-from bankism.explain.repeat import counted_loop, run_repeating
-from bankism.explain.values import (
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.bindings import LoopState, TypeAlias, Variable
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import LocalArray, local_store
+from bankism.explain.simt.repeat import counted_loop, run_repeating
+from bankism.explain.simt.values import (
     Failure,
     Mask,
     Pointer,

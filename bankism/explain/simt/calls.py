@@ -10,13 +10,13 @@ from __future__ import annotations
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
-from bankism.explain.builtins import BUILTINS, call_builtin
-from bankism.explain.ctype import CType
-from bankism.explain.groups import group_method
-from bankism.explain.values import (
+from bankism.explain.cuda.builtins import BUILTINS, call_builtin
+from bankism.explain.cuda.groups import group_method
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.values import (
     Closure,
     Failure,
     Group,

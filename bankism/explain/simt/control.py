@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 from tree_sitter import Node
 
-from bankism.explain import syntax as S
-from bankism.explain.bindings import LoopState
-from bankism.explain.treesitter import named_children, node_text
-from bankism.explain.values import Failure, Mask, Scalar, all_known, per_thread
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import named_children, node_text
+from bankism.explain.simt.bindings import LoopState
+from bankism.explain.simt.values import Failure, Mask, Scalar, all_known, per_thread
 
 _LOOPS = ("for_statement", "while_statement", "do_statement", "for_range_loop", "function_definition",
           "lambda_expression")

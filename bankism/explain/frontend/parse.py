@@ -10,13 +10,20 @@ from dataclasses import dataclass, field
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain import control
-from bankism.explain import syntax as S
-from bankism.explain.ctype import integer_literal_type
-from bankism.explain.declarations import RECORDS, Declarations
-from bankism.explain.preprocess import Preprocessed
-from bankism.explain.ptx import convert_asm
-from bankism.explain.treesitter import child_of_type, last_name, named_children, node_text, parser, snippet
+from bankism.explain.cuda.ptx import convert_asm
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.declarations import RECORDS, Declarations
+from bankism.explain.frontend.preprocess import Preprocessed
+from bankism.explain.frontend.treesitter import (
+    child_of_type,
+    last_name,
+    named_children,
+    node_text,
+    parser,
+    snippet,
+)
+from bankism.explain.simt import control
+from bankism.explain.simt.ctype import integer_literal_type
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}

@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bankism.explain import syntax as S
-from bankism.explain.bindings import CompLV, Frame, GlobalArray, LValue, MemLV, Variable, VarLV
-from bankism.explain.calls import returned_lvalue
-from bankism.explain.ctype import CType
-from bankism.explain.memory import (
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.bindings import CompLV, Frame, GlobalArray, LValue, MemLV, Variable, VarLV
+from bankism.explain.simt.calls import returned_lvalue
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import (
     GlobalMatrix,
     LocalArray,
     SharedVariable,
@@ -20,7 +20,7 @@ from bankism.explain.memory import (
     local_slots,
     local_store,
 )
-from bankism.explain.values import (
+from bankism.explain.simt.values import (
     Closure,
     Failure,
     Functor,

@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.explain import syntax as S
-from bankism.explain.ctype import CType
-from bankism.explain.memory import (
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import (
     SharedVariable,
 )
-from bankism.explain.values import (
+from bankism.explain.simt.values import (
     Mask,
 )
 

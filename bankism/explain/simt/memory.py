@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.arch import get_arch
-from bankism.explain import ctype as C
-from bankism.explain.ctype import CType
-from bankism.explain.values import (
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.values import (
     SRC_MASK,
     SRC_SHIFT,
     Failure,

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from bankism.arch import DEFAULT_ARCH
-from bankism.explain import syntax as S
-from bankism.explain.ctype import CType
-from bankism.explain.memory import GlobalMatrix
-from bankism.explain.values import Value
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix
+from bankism.explain.simt.values import Value
 
 
 class Variable:

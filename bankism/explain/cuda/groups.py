@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.builtins import BUILTINS, Handler, block_barrier, shuffle_source
-from bankism.explain.values import (
+from bankism.explain.cuda.builtins import BUILTINS, Handler, block_barrier, shuffle_source
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.values import (
     Failure,
     Functor,
     Group,

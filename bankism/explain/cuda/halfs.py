@@ -9,10 +9,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.builtins import BUILTINS
-from bankism.explain.values import Failure, Mask, Scalar, Value, Vector, and_flags, convert
+from bankism.explain.cuda.builtins import BUILTINS
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.values import Failure, Mask, Scalar, Value, Vector, and_flags, convert
 
 HALF2 = C.VECTORS["half2"]
 BF162 = C.VECTORS["__nv_bfloat162"]

@@ -7,9 +7,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain.parse import Launch, Program, parse_number
-from bankism.explain.treesitter import named_children, node_text, parser, snippet
+from bankism.explain.frontend.parse import Launch, Program, parse_number
+from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
+from bankism.explain.simt import ctype as C
 
 
 class HostUnknown(Exception):

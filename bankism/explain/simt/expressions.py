@@ -7,12 +7,12 @@ from contextlib import nullcontext
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
-from bankism.explain.ctype import CType
-from bankism.explain.memory import GlobalMatrix, LocalArray, SharedVariable
-from bankism.explain.values import (
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix, LocalArray, SharedVariable
+from bankism.explain.simt.values import (
     Closure,
     Failure,
     Functor,

@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from tree_sitter import Node
 
-from bankism.explain import syntax as S
-from bankism.explain.treesitter import named_children, node_text
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import named_children, node_text
 
 #: Constraint letters nvcc accepts for asm operands, and the PTX register type each means.
 CONSTRAINT_TYPES = {"h": "u16", "r": "u32", "l": "u64", "f": "f32", "d": "f64", "n": "s64", "c": "u8"}

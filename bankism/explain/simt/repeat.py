@@ -19,10 +19,10 @@ from __future__ import annotations
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.explain import syntax as S
-from bankism.explain.bindings import LoopState, Variable
-from bankism.explain.memory import LocalArray
-from bankism.explain.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.bindings import LoopState, Variable
+from bankism.explain.simt.memory import LocalArray
+from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
 
 #: Loops with fewer iterations run as usual: they are quick, and their report stays plain.
 MIN_TRIPS = 32

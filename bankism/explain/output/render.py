@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bankism.explain.unmodelled import render_unmodelled
+from bankism.explain.cuda.unmodelled import render_unmodelled
 
 DEFAULT_WARPS_SHOWN = 8
 GRID_COLUMNS = 16

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain.ctype import CType
-from bankism.explain.memory import GlobalMatrix, SharedVariable, global_load
-from bankism.explain.ptx import Asm, Operand, PtxStatement, PtxSyntaxError, statements
-from bankism.explain.values import (
+from bankism.explain.cuda.ptx import Asm, Operand, PtxStatement, PtxSyntaxError, statements
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix, SharedVariable, global_load
+from bankism.explain.simt.values import (
     Failure,
     Mask,
     Pointer,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain import syntax as S
-from bankism.explain.treesitter import SPACE, child_of_type, last_name, named_children, node_text
-from bankism.explain.wmma import type_name as wmma_type_name
+from bankism.explain.cuda.wmma import type_name as wmma_type_name
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import SPACE, child_of_type, last_name, named_children, node_text
 
 #: tree-sitter's node types of struct, class and union specifiers.
 RECORDS = ("struct_specifier", "class_specifier", "union_specifier")

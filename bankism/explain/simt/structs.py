@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import CompLV, Frame, MemLV, TypeAlias, Variable, VarLV
-from bankism.explain.ctype import CType
-from bankism.explain.memory import LocalArray
-from bankism.explain.values import Failure, Mask, Struct, Value, constant
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import CompLV, Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import LocalArray
+from bankism.explain.simt.values import Failure, Mask, Struct, Value, constant
 
 
 @dataclass(eq=False)

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain.ctype import CType
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.ctype import CType
 
 Data = np.ndarray | np.generic
 Flags = np.ndarray | bool

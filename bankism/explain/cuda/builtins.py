@@ -7,12 +7,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import MemLV
-from bankism.explain.memory import GlobalMatrix, SharedVariable
-from bankism.explain.ptx_exec import shared_address
-from bankism.explain.values import (
+from bankism.explain.cuda.ptx_exec import shared_address
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import MemLV
+from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
+from bankism.explain.simt.values import (
     Failure,
     Mask,
     Pointer,
