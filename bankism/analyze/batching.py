@@ -13,7 +13,7 @@ import numpy as np
 
 from bankism.analyze.model import CLASSES, METRICS, OPTIONAL_CLASSES, Counts, SiteStats, WorstInstruction
 from bankism.analyze.report import LaunchReport, TraceReport
-from bankism.arch import MATRIX_OPS, get_arch
+from bankism.arch import MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
@@ -61,7 +61,7 @@ def site_unmodelled_reason(site: Site, arch: str) -> str | None:
     reason = unmodelled_reason(site.sass)
     if reason:
         return reason
-    width = 16 if site.op in MATRIX_OPS else site.width
+    width = MATRIX_ROW_BYTES if site.op in MATRIX_OPS else site.width
     try:
         get_arch(arch).rule(site.op, width, site.atomic_op or DEFAULT_ATOMIC_OP)
     except BankismError as error:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.engine.bankmap import BankMap, lanes_text
 from bankism.errors import BankismError
 from bankism.files import replace, temporary_sibling
@@ -27,7 +28,7 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
         from matplotlib import pyplot
     except ImportError:
         raise BankismError("--png needs matplotlib: pip install 'bankism[png]'") from None
-    colours = _lane_colours(32)
+    colours = _lane_colours(LANES)
     rows = len(bank_map.transactions)
     depths = [max((len(bank_map.words(t, b)) for b in range(len(bank_map.banks[t]))), default=1)
               for t in range(rows)]
@@ -43,9 +44,10 @@ def draw_png(bank_map: BankMap, title: str, path: Path) -> None:
                     linewidth=1.5 if k else 0.5))
                 axis.text(bank + 0.5, k + 0.5, f"w{word}\nL{lanes_text(lanes)}", ha="center", va="center",
                           fontsize=5)
-        axis.set_xlim(0, 32)
+        banks = len(bank_map.banks[t])
+        axis.set_xlim(0, banks)
         axis.set_ylim(max(depths[t], 1), 0)
-        axis.set_xticks(np.arange(32) + 0.5, [str(b) for b in range(32)], fontsize=6)
+        axis.set_xticks(np.arange(banks) + 0.5, [str(b) for b in range(banks)], fontsize=6)
         axis.set_yticks(np.arange(max(depths[t], 1)) + 0.5,
                         [f"wavefront {k + 1}" for k in range(max(depths[t], 1))], fontsize=6)
         axis.set_title(f"transaction {t}: lanes {lo}-{hi - 1}, "

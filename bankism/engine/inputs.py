@@ -6,11 +6,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from bankism.arch import LANES, LANES_PER_MATRIX, MATRIX_OPS, Architecture, Rule, get_arch
+from bankism.arch import (
+    FULL_MASK,
+    LANES,
+    LANES_PER_MATRIX,
+    MATRIX_OPS,
+    MATRIX_ROW_BYTES,
+    Architecture,
+    Rule,
+    get_arch,
+)
 from bankism.errors import BankismError
-
-#: Every lane of a warp active.
-FULL_MASK = 0xFFFFFFFF
 
 
 def lanes_used(op: str, matrices: int | None) -> int:
@@ -27,7 +33,7 @@ def as_addresses(addresses: object) -> np.ndarray:
     array = np.asarray(addresses)
     if array.ndim == 1:
         array = array[np.newaxis, :]
-    if array.ndim != 2 or array.shape[1] != 32:
+    if array.ndim != 2 or array.shape[1] != LANES:
         raise BankismError(
             f"addresses must have shape (32,) or (N, 32); got {np.asarray(addresses).shape}"
         )
@@ -64,9 +70,9 @@ def as_masks(active: object, n: int) -> np.ndarray:
     if array.dtype == np.bool_:
         if array.ndim == 1:
             array = array[np.newaxis, :]
-        if array.shape != (n, 32):
+        if array.shape != (n, LANES):
             raise BankismError(f"active lanes must have shape ({n}, 32) like addresses; got {array.shape}")
-        return (array.astype(np.int64) << np.arange(32, dtype=np.int64)).sum(axis=1)
+        return (array.astype(np.int64) << np.arange(LANES, dtype=np.int64)).sum(axis=1)
     if array.dtype.kind not in "iu":
         raise BankismError(f"active must be None, a bool array or integer bitmasks; got {array.dtype}")
     narrow = array.dtype.kind == "u" and array.dtype.itemsize <= 4
@@ -137,9 +143,9 @@ def resolve(width: int, op: str, matrices: int | None, arch: str, atomic_op: str
     if op in MATRIX_OPS:
         if matrices not in (1, 2, 4):
             raise BankismError(f"{op} needs matrices=1, 2 or 4; got {matrices!r}")
-        if width not in (8, 16):
-            raise BankismError(f"{op} moves 16-byte rows; width={width!r} does not apply")
-        width = 16
+        if width not in (8, MATRIX_ROW_BYTES):
+            raise BankismError(f"{op} moves {MATRIX_ROW_BYTES}-byte rows; width={width!r} does not apply")
+        width = MATRIX_ROW_BYTES
     elif matrices is not None:
         raise BankismError(f"matrices= applies to ldmatrix/stmatrix only, not to {op!r}")
     return width, architecture.rule(op, width, atomic_op)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from bankism.arch import LANES
 from bankism.engine.table import ErrorCode, KindColumn, TotalColumn, WorstColumn
 
 MAX_TRANSACTIONS = 4
@@ -183,9 +184,9 @@ def simulate_kernel(
         keys_max = max(keys_max, table[k, KindColumn.BASE] << table[k, KindColumn.SUPER_SHIFT])
     for c in range(n_chunks):
         owner = np.zeros(spare_max + 1, np.uint8)
-        slots = np.empty(32, np.int32)
-        keys = np.empty(32, np.int32)
-        fresh = np.empty(32, np.int32)
+        slots = np.empty(LANES, np.int32)
+        keys = np.empty(LANES, np.int32)
+        fresh = np.empty(LANES, np.int32)
         words = np.empty(4, np.uint64)
         counts = np.empty(keys_max, np.int32)
         best = np.empty(MAX_TRANSACTIONS, np.int64)

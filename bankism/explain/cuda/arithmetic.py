@@ -89,13 +89,17 @@ BUILTINS["abs"] = _math(np.abs, 1)
 BUILTINS["__popc"] = _math(np.bitwise_count, 1, C.INT, C.UINT)
 
 
+#: Bits of CUDA's ``int`` and ``unsigned int`` (the 32-bit intrinsics; the ``ll`` ones take twice as many).
+INT_BITS = 32
+
+
 def _bits(width: int) -> Callable[..., np.ndarray]:
     """Helpers for the bit intrinsics on ``width``-bit unsigned values."""
-    dtype = np.uint32 if width == 32 else np.uint64
+    dtype = np.uint32 if width == INT_BITS else np.uint64
 
     def smear(u: np.ndarray) -> np.ndarray:
         u = np.asarray(u, dtype)
-        for shift in (1, 2, 4, 8, 16, 32)[: 5 if width == 32 else 6]:
+        for shift in (1 << k for k in range(width.bit_length() - 1)):  # 1, 2, ..., width / 2
             u = u | (u >> dtype(shift))
         return u
 
@@ -117,7 +121,7 @@ def _bits(width: int) -> Callable[..., np.ndarray]:
     return {"ffs": ffs, "clz": clz, "brev": brev}
 
 
-_B32, _B64 = _bits(32), _bits(64)
+_B32, _B64 = _bits(INT_BITS), _bits(2 * INT_BITS)
 BUILTINS["__popcll"] = _math(np.bitwise_count, 1, C.INT, C.ULLONG)
 BUILTINS["__ffs"] = _math(_B32["ffs"], 1, C.INT, C.UINT)
 BUILTINS["__ffsll"] = _math(_B64["ffs"], 1, C.INT, C.ULLONG)
@@ -139,7 +143,7 @@ def _usad4(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
 def _byte_perm(x: np.ndarray, y: np.ndarray, s: np.ndarray) -> np.ndarray:
     """__byte_perm(x, y, s): byte n of the result is byte ((s >> 4n) & 7) of y:x."""
     x, y, s = (np.asarray(v, np.uint64) for v in (x, y, s))
-    pool = x | (y << np.uint64(32))
+    pool = x | (y << np.uint64(INT_BITS))
     out = np.zeros_like(pool)
     for n in range(4):
         select = (s >> np.uint64(4 * n)) & np.uint64(7)
@@ -152,10 +156,11 @@ def _funnel(left: bool, clamp: bool) -> Callable[..., np.ndarray]:
 
     def shift(lo: np.ndarray, hi: np.ndarray, n: np.ndarray) -> np.ndarray:
         lo, hi, n = (np.asarray(v, np.uint64) for v in (lo, hi, n))
-        n = np.minimum(n, np.uint64(32)) if clamp else n & np.uint64(31)
-        pair = lo | (hi << np.uint64(32))
+        bits = np.uint64(INT_BITS)
+        n = np.minimum(n, bits) if clamp else n & (bits - np.uint64(1))
+        pair = lo | (hi << bits)
         if left:
-            return ((pair << n) >> np.uint64(32)) & np.uint64(0xFFFFFFFF)
+            return ((pair << n) >> bits) & np.uint64(0xFFFFFFFF)
         return (pair >> n) & np.uint64(0xFFFFFFFF)
 
     return shift

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES, get_arch
 from bankism.explain.cuda.registry import BUILTINS, arguments
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import MemLV
@@ -101,6 +102,7 @@ def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
     and LDS wavefronts exact): in each iteration every remaining lane loads its word and issues its CAS;
     in each bank the lowest remaining lane succeeds, the others retry.
     """
+    arch = get_arch(machine.context.arch)
     remaining = mask.arr.copy()
     node = target.node
     first = None
@@ -112,10 +114,10 @@ def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
         _label(machine, node, "atomic", "ATOMS.CAST.SPIN (retry loop)")
         first = addresses if first is None else first
         threads = remaining.size
-        for start in range(0, threads, 32):
-            lanes = np.flatnonzero(remaining[start:start + 32]) + start
-            banks = (addresses[lanes] // 4) % 32
-            _, winners = np.unique(banks, return_index=True)
+        for start in range(0, threads, LANES):
+            lanes = np.flatnonzero(remaining[start:start + LANES]) + start
+            banks = arch.bank_of(addresses[lanes])
+            _, winners = np.unique(banks, return_index=True)  # the lowest lane of each bank (arch.bank_of)
             remaining[lanes[winners]] = False
     return first if first is not None else machine._shared_addresses(target, mask, "atomic", "cas_spin")
 

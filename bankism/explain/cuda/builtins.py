@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.cuda import arithmetic, atomics  # noqa: F401 (importing them registers their built-ins)
 from bankism.explain.cuda.ptx_types import shared_address
 from bankism.explain.cuda.registry import (  # noqa: F401 (call_builtin re-exported: simt.calls uses it)
@@ -182,7 +183,7 @@ BUILTINS["memcpy"] = _memcpy
 
 def _lane_ids(machine) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
     tid = machine.lanes
-    return tid % 32, tid - tid % 32
+    return tid % LANES, tid - tid % LANES
 
 
 def _shuffle(kind: str) -> Handler:
@@ -192,7 +193,7 @@ def _shuffle(kind: str) -> Handler:
     def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
         values = arguments(machine, expr, mask, (3, 4))
         value, selector = values[1], values[2]
-        width = 32
+        width = LANES
         if len(values) == 4:
             width = machine.integer_constant(expr.args[3], mask, "shuffle width")
         if not isinstance(selector, Scalar) or not all_known(selector.known, mask):
@@ -216,7 +217,7 @@ def _vote(kind: str) -> Handler:
         predicate = machine.truth_of(values[1], expr, mask)
         bits = per_thread(np.asarray(predicate, bool), machine.threads) & mask.arr
         lane, warp_base = _lane_ids(machine)
-        warps = machine.lanes // 32
+        warps = machine.lanes // LANES
         ballot = np.zeros(warps.max() + 1, np.int64)
         np.add.at(ballot, warps, bits.astype(np.int64) << lane)
         per_warp = ballot[warps]
@@ -237,7 +238,7 @@ BUILTINS["__all_sync"] = _vote("all")
 
 def _activemask(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     lane, _ = _lane_ids(machine)
-    warps = machine.lanes // 32
+    warps = machine.lanes // LANES
     active = np.zeros(warps.max() + 1, np.int64)
     np.add.at(active, warps, mask.arr.astype(np.int64) << lane)
     return Scalar(C.UINT, active[warps].astype(np.uint32))

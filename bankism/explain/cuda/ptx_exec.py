@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.cuda.ptx import Asm, Operand, PtxStatement, PtxSyntaxError, statements
 from bankism.explain.cuda.ptx_shared import PtxSharedMemory
 from bankism.explain.cuda.ptx_types import (
@@ -135,7 +136,7 @@ class InlinePtx(PtxSharedMemory):
 
     def _special(self, name: str) -> Scalar:
         if name == "%laneid":
-            return Scalar(C.UINT, (self.lanes % 32).astype(np.uint32))
+            return Scalar(C.UINT, (self.lanes % LANES).astype(np.uint32))
         kind, axis = name[1:].split(".")
         index = "xyz".index(axis)
         if kind == "tid":

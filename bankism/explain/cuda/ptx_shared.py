@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES, LANES_PER_MATRIX, WIDTHS
 from bankism.explain.cuda.ptx import Operand, PtxStatement
 from bankism.explain.cuda.ptx_types import (
     ATOM_OPS,
@@ -79,8 +80,8 @@ class PtxSharedMemory:
             lane = int(np.argmax(outside))
             raise Failure(node, f"thread {self._thread_name(lane)}: shared address {int(addresses[lane])} "
                                 f"({width} bytes) is outside every __shared__ array")
-        align = min(width, 16)
-        if align in (2, 4, 8, 16):
+        align = min(width, max(WIDTHS))
+        if align > 1 and align in WIDTHS:
             bad = lanes & (addresses % align != 0)
             if bad.any():
                 lane = int(np.argmax(bad))
@@ -143,7 +144,7 @@ class PtxSharedMemory:
                                 ".m8n8 .x1/.x2/.x4 .shared .b16 forms)")
         load = parts[0] == "ldmatrix"
         registers, address = two_operands(stmt) if load else two_operands(stmt)[::-1]
-        used = (self.lanes % 32) < 8 * number
+        used = (self.lanes % LANES) < LANES_PER_MATRIX * number
         addresses, region = self._shared_lanes(address, state, stmt, mask, 16, parts[0], used)
         self._record_ptx(stmt, parts[0], C.VECTORS["uint4"], region, addresses, mask, matrices=number)
         if load:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bankism.arch import get_arch
+from bankism.arch import LANES, get_arch, window_base
 from bankism.errors import BankismError
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
@@ -39,7 +39,6 @@ from bankism.explain.simt.memory import (
     GlobalMatrix,
     SharedStore,
     SharedVariable,
-    window_base,
 )
 from bankism.explain.simt.recording import Recorder, SourceSite
 from bankism.explain.simt.shared_layout import SharedLayout
@@ -281,7 +280,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
             "blockIdx": uniform(index),
             "blockDim": uniform(block),
             "gridDim": uniform(grid),
-            "warpSize": constant(C.INT, 32),
+            "warpSize": constant(C.INT, LANES),
         }
 
     # --- scopes -----------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import window_base
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame
@@ -15,7 +16,6 @@ from bankism.explain.simt.memory import (
     SharedVariable,
     dynamic_base,
     layout_static,
-    window_base,
 )
 from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.values import Failure, Mask
