@@ -6,12 +6,13 @@ import numpy as np
 import pytest
 
 import bankism
-from bankism import BankismError, analyze, traceio
+from bankism import BankismError, analyze
+from bankism.trace import open_trace, save
 from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _open(tmp_path, doc, binary=False):
-    return traceio.open_trace(traceio.save(doc, tmp_path / "t.json", binary=binary))
+    return open_trace(save(doc, tmp_path / "t.json", binary=binary))
 
 
 def _counters(ld=(0, 0, 0), st=(0, 0, 0), atom=(0, 0, 0)):

@@ -19,7 +19,7 @@ from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error
-from bankism.trace.views import Launch, Site
+from bankism.trace.views import Launch, TraceSite
 
 #: Records read and simulated per chunk, so memory stays flat whatever the trace size. Measured on a
 #: 2-million-record npz trace: peak RSS 243 MB at 1 << 16 (140 MB once the engine is loaded), against
@@ -48,7 +48,7 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
     return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
 
 
-def site_kind(site: Site) -> Kind:
+def site_kind(site: TraceSite) -> Kind:
     """The engine's instruction kind of a site."""
     return Kind(site.op, site.width, site.matrices, site.atomic_op or DEFAULT_ATOMIC_OP)
 
@@ -56,7 +56,7 @@ def site_kind(site: Site) -> Kind:
 #: The engine's atomic instruction for each ATOMS opcode is ``isa.ATOMIC_SASS`` (every entry measured on
 #: the H100). A site the engine cannot model (unknown opcode, no rule for its kind) is not simulated:
 #: ``LaunchReport.unmodelled`` lists it with its recorded count and the reason.
-def site_unmodelled_reason(site: Site, arch: str) -> str | None:
+def site_unmodelled_reason(site: TraceSite, arch: str) -> str | None:
     """Why the engine cannot simulate ``site`` (unknown opcode, no rule for its kind on ``arch``), or None."""
     reason = unmodelled_reason(site.sass)
     if reason:

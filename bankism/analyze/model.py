@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES
-from bankism.trace.views import Site
+from bankism.trace.views import TraceSite
 
 REPORT_FORMAT = "bankism-analysis"
 REPORT_VERSION = 1
 
-#: Which ncu counter family (op_ld, op_st, op_atom) counts the wavefronts and conflicts of each op.
+#: Deprecated: ``arch.NCU_COUNTER_OF_OP``, which ncu counter family counts each op (kept for scripts).
 OP_CLASS = NCU_COUNTER_OF_OP
 
 #: The ops whose executions ``smsp__sass_inst_executed_op_shared_<class>`` counts. Measured on the H100
@@ -62,7 +62,7 @@ class WorstInstruction:
 class SiteStats:
     """Sums over the recorded executions of one instruction site."""
 
-    site: Site
+    site: TraceSite
     executions: int = 0
     wavefronts: int = 0
     ideal: int = 0
@@ -175,7 +175,7 @@ def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
     return list(groups.values())
 
 
-def atomic_op_of(site: Site | Mapping[str, Any]) -> str | None:
+def atomic_op_of(site: TraceSite | Mapping[str, Any]) -> str | None:
     """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
-    return (site if isinstance(site, Site) else Site.of(site)).atomic_op
+    return (site if isinstance(site, TraceSite) else TraceSite.of(site)).atomic_op
 

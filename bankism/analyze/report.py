@@ -228,7 +228,7 @@ class TraceReport:
         }
 
 
-#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+#: Deprecated: ``TraceReport``'s first name, kept for scripts (``bankism.Report`` is review's, another thing).
 Report = TraceReport
 
 

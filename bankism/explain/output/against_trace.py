@@ -15,16 +15,15 @@ from bankism.analyze import (
     CLASSES,
     COUNTED_AS_INSTRUCTIONS,
     METRICS,
-    OP_CLASS,
     OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
     ldgsts_caveat,
 )
-from bankism.arch import LANES
+from bankism.arch import LANES, NCU_COUNTER_OF_OP
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
-from bankism.traceio import Trace, open_trace
+from bankism.trace import Trace, open_trace
 
 _HASH_SEED = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -298,12 +297,13 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
     what ncu measured."""
     scale = sass.scale
-    classes = set(sass.classes) | {OP_CLASS[site["op"]] for site in report["sites"]}
+    classes = set(sass.classes) | {NCU_COUNTER_OF_OP[site["op"]] for site in report["sites"]}
     source: dict[str, dict[str, float]] = {
         c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
     }
     for site in report["sites"]:
-        totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
+        # ldgsts is an optional class: a site of it opens its own totals
+        totals = source.setdefault(NCU_COUNTER_OF_OP[site["op"]], {m: 0.0 for m in METRICS})
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
             totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
