@@ -5,6 +5,8 @@ instructions (``smsp__sass_inst_executed_op_shared_*``), the wavefronts the LSU 
 (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``) and the bank conflicts ncu counts for them
 (``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*``). Both CSV layouts ncu writes are read: the
 raw page (one row per launch, one column per metric) and the default details page (one row per metric).
+Its ``time`` block (``trace.timeblock.TIME_METRICS``) holds the duration, clocks and unit loads of the
+same launch, which ``bankism.timing`` reads.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from typing import Any
 from bankism.arch import NCU_CLASSES, NCU_OPTIONAL_CLASSES
 from bankism.errors import BankismError
 from bankism.files import write_text
+from bankism.trace.timeblock import TIME_METRICS, time_block
 
 COUNTER_KINDS = NCU_CLASSES
 
@@ -49,6 +52,18 @@ SHARED_METRICS["ldgsts"] = {
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
 
+#: The launch's duration, clocks and unit loads: the trace's time block (``trace.timeblock``,
+#: docs/time.md says why each is there).
+TIME_METRIC_NAMES = tuple(TIME_METRICS.values())
+
+#: Metrics whose unit may be a time or a frequency ncu scales ('msecond', 'Ghz') unless exported with
+#: --print-units base: read as nanoseconds and hertz.
+_TIME_UNITS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6,
+               "s": 1e9, "second": 1e9}
+_FREQUENCY_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9, "cycle/second": 1.0,
+                    "cycle/nsecond": 1e9, "cycle/usecond": 1e6}
+_UNIT_SCALES = {TIME_METRICS["duration_ns"]: _TIME_UNITS, TIME_METRICS["sm_clock_hz"]: _FREQUENCY_UNITS}
+
 _UNIT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _LOG_PREFIX = re.compile(r"^==(PROF|WARNING|ERROR|INFO)==")
 
@@ -57,7 +72,8 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
-    return names + list(LAUNCH_METRICS) + [m for m in extra if m not in names]
+    names += list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
+    return names + [m for m in extra if m not in names]
 
 
 @dataclass
@@ -91,6 +107,10 @@ class NcuLaunch:
             if all(value is not None for value in values.values()):
                 out[kind] = {name: int(round(value)) for name, value in values.items()}
         return out
+
+    def time(self, clock_control: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        """The trace's time block for this launch, or (None, which metrics ncu did not report)."""
+        return time_block(self.metrics, clock_control)
 
 
 def parse_number(text: str, unit: str = "") -> float | None:
@@ -149,6 +169,13 @@ def _metric_value(name: str, text: str, unit: str, where: str) -> float | None:
     if name in COUNT_METRICS:
         count = parse_count(text, unit, f"{where}: {name}")
         return None if count is None else count
+    scales = _UNIT_SCALES.get(name)
+    if scales is not None:
+        value = parse_number(text)
+        scale = scales.get(unit.strip().lower(), 1.0 if not unit.strip() else None)
+        if value is not None and scale is None:
+            raise BankismError(f"{where}: {name}: unknown unit {unit.strip()!r}")
+        return None if value is None else value * scale
     return parse_number(text, unit)
 
 
@@ -514,10 +541,22 @@ def match_launches(
     return matched
 
 
+def set_time(launch: dict[str, Any], profiled: NcuLaunch, clock_control: str | None) -> None:
+    """Write the launch's time block, or null and the reason when ncu did not report its metrics."""
+    block, why = profiled.time(clock_control)
+    launch["time"] = block
+    if why:
+        launch["time_missing"] = why
+    else:
+        launch.pop("time_missing", None)
+
+
 def fill_counters(
-    doc: dict[str, Any], profiled: list[NcuLaunch], source: str, by_index: bool = True
+    doc: dict[str, Any], profiled: list[NcuLaunch], source: str, by_index: bool = True,
+    clock_control: str | None = None,
 ) -> list[int]:
-    """Write counters into the trace's matching launches; returns the indices that got none."""
+    """Write counters and the time block into the trace's matching launches; returns the indices that got
+    no counters. ``clock_control`` says how ncu held the clocks (None: not known, as for an import)."""
     matched = match_launches(doc["launches"], profiled, by_index)
     missing = []
     for launch in doc["launches"]:
@@ -528,6 +567,7 @@ def fill_counters(
             continue
         launch["counters"] = counters
         launch["counters_scope"] = "launch"
+        set_time(launch, found, clock_control)
     if len(missing) == len(doc["launches"]):
         raise BankismError(
             f"{source}: no profiled launch matches a launch of the trace (by index, name and shape)"
@@ -535,8 +575,8 @@ def fill_counters(
     return missing
 
 
-def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
-    """A trace launch holding only ncu's counters (no sites, no records)."""
+def counters_only_launch(profiled: NcuLaunch, clock_control: str | None = None) -> dict[str, Any]:
+    """A trace launch holding only ncu's counters and time block (no sites, no records)."""
     grid = list(profiled.grid or (1, 1, 1))
     block = list(profiled.block or (1, 1, 1))
     return {
@@ -555,7 +595,13 @@ def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
         "records": {"block": [], "warp": [], "site": [], "active": [], "addresses": []},
         "counters": profiled.counters(),
         "counters_scope": "launch",
+        **_time_fields(profiled, clock_control),
     }
+
+
+def _time_fields(profiled: NcuLaunch, clock_control: str | None) -> dict[str, Any]:
+    block, why = profiled.time(clock_control)
+    return {"time": block} if why is None else {"time": None, "time_missing": why}
 
 
 def select_kernels(profiled: list[NcuLaunch], kernel: str | None) -> list[NcuLaunch]:
