@@ -124,5 +124,6 @@ def launch_fix(
         SiteSaving(s.file, s.line, s.excess, saved * s.excess / excess if excess else 0.0, (s.id,))
         for s in sites if s.excess > 0
     )
-    estimates = rule_estimates(counters, time.l1_pct) if counters is not None and time.l1_pct is not None else {}
+    known = counters is not None and time.l1_pct is not None
+    estimates = rule_estimates(counters, time.l1_pct) if known else {}
     return LaunchFix(prediction, excess, rule_estimate(counters, time.l1_pct), estimates, shares, parameters)

@@ -134,7 +134,13 @@ def memory_ns(time: LaunchTime, efficiency: float) -> float:
     return min(time.duration_ns, busiest * time.duration_ns / efficiency)
 
 
-def predict(time: LaunchTime, excess_wavefronts: float, parameters: Parameters = PARAMETERS) -> TimePrediction:
+#: What bounds the launch once its conflicts are gone, by the cap that sets the saving.
+BOUNDS = {"conflicts": "SM (conflicts gone)", "stalls": "latency (stalls)", "floor": "SM units"}
+
+
+def predict(
+    time: LaunchTime, excess_wavefronts: float, parameters: Parameters = PARAMETERS
+) -> TimePrediction:
     """The launch's time without its conflicts (``excess_wavefronts``: over the whole launch)."""
     cycles = time.sm_cycles
     caps = Caps(
@@ -152,8 +158,5 @@ def predict(time: LaunchTime, excess_wavefronts: float, parameters: Parameters =
     if top:
         scale = time.sm_clock_hz / top
         application = ClockPrediction(top, max(measured * scale, memory), max(sm_after * scale, memory))
-    if memory >= sm_after:
-        bound = "memory"
-    else:
-        bound = {"conflicts": "SM (conflicts gone)", "stalls": "latency (stalls)", "floor": "SM units"}[caps.limit]
+    bound = "memory" if memory >= sm_after else BOUNDS[caps.limit]
     return TimePrediction(measured, profiled, application, caps, memory, bound, time.clock_control)

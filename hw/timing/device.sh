@@ -119,10 +119,11 @@ fi
 if has trace || has record; then
     mkdir -p hw/timing && cp $C/pairs.cu hw/timing/pairs.cu
     if ! python3 -c 'import jsonschema' 2>/dev/null; then
-        python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $C/whl/*.whl
+        python3 -m pip install -q --upgrade --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site $C/whl/*.whl
         export PYTHONPATH=/tmp/site
     fi
-    if has record; then export PYTHONPATH="$C/code${PYTHONPATH:+:$PYTHONPATH}"; fi
+    # record runs the carried bankism (python -m puts the working directory first on sys.path)
+    if has record; then rm -rf bankism && cp -r $C/code/bankism bankism; fi
     python3 -c 'import bankism, jsonschema; print("bankism from", bankism.__file__)'
     python3 -c 'from bankism.capture import build, toolkit; b = build.build_tracer(toolkit.find_toolkit()); print("tracer", b.library)'
 fi
@@ -156,7 +157,7 @@ if has record; then
         echo "record $name rc=$? seconds=$(( $(now) - t0 ))"; tail -3 "$R/record_$name.log"
     done
     t0=$(now)
-    timeout 150 python3 -m bankism profile -o "$R/traces/fixed.json" --kernel '_fixed$' --csv "$R/traces/fixed.ncu-raw.csv" \
+    timeout 150 python3 -m bankism profile -o "$R/traces/fixed.json" --kernel '_fixed\(' --csv "$R/traces/fixed.ncu-raw.csv" \
         -- $PAIRS run all fixed > "$R/profile_fixed.log" 2>&1
     echo "profile fixed rc=$? seconds=$(( $(now) - t0 ))"; tail -14 "$R/profile_fixed.log"
 fi

@@ -10,7 +10,7 @@
 //   pair        kernels                          conflict (in the _conflict kernel)
 //   col32       col32_{conflict,fixed}           LDS 4 B, a warp reads a column of a 32x32 tile: 32-way
 //   quad_fma    quad_fma_{...}                   LDS 4 B, 4 rows of 8 floats on the same banks: 4-way, 8 FFMA
-//   lds64       lds64_{...}                      LDS.64, rows of 32 B: 4-way per half-warp, 2 FFMA
+//   lds64       lds64_{...}                      LDS.64, rows 32 B apart mod 128: 4-way per half-warp, 2 FFMA
 //   lds128      lds128_{...}                     LDS.128, rows of 128 B: 8-way per quarter-warp, 16 FFMA
 //   sts2        sts2_{...}                       STS 4 B, two half-warps on the same banks: 2-way, 3 FFMA
 //   transpose   transpose_{...}                  8192^2 float transpose, 32x32 tile: LDS 32-way
@@ -125,8 +125,9 @@ __global__ void __launch_bounds__(256) col32_conflict(float* out, int iters, int
 __global__ void __launch_bounds__(256) col32_fixed(float* out, int iters, int step) { col32_body<true>(out, iters, step); }
 
 // ------------------------------------------------------------------------------------------------
-// quad_fma: quarter-warp q reads 8 consecutive floats of row q; rows 32 floats apart (4-way) or 40 (none);
-// 8 independent FFMA per load
+// quad_fma: quarter-warp q reads 8 consecutive floats of row q; rows 128 floats apart (4-way) or 136 (none);
+// 8 independent FFMA per load. The column advances by 8 floats a step over the 128-float row: a period of
+// 16 steps, longer than the unrolled loop body (with a period of 4 the compiler hoisted the loads).
 // ------------------------------------------------------------------------------------------------
 
 constexpr int QUAD_ITERS = 2048;
@@ -134,12 +135,12 @@ constexpr int QUAD_ITERS = 2048;
 template <bool FIX>
 __device__ __forceinline__ void quad_fma_body(float* out, int iters, int step)
 {
-    constexpr int P = FIX ? 40 : 32;
-    __shared__ float s[8][4 * 40];
+    constexpr int P = FIX ? 136 : 128;
+    __shared__ float s[8][4 * 136];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float* t = s[warp];
-    for (int i = lane; i < 4 * 32; i += 32)  // logical (row i / 32, column i % 32): the same values in both layouts
-        t[(i >> 5) * P + (i & 31)] = 1.0f + (float)((i * 7 + blockIdx.x) & 63) * (1.0f / 1024.0f);
+    for (int i = lane; i < 4 * 128; i += 32)  // logical (row i / 128, column i % 128): the same values in both
+        t[(i >> 7) * P + (i & 127)] = 1.0f + (float)((i * 7 + blockIdx.x) & 63) * (1.0f / 1024.0f);
     __syncwarp();
     const int row = lane >> 3, col = lane & 7;
     float a[8];
@@ -147,7 +148,7 @@ __device__ __forceinline__ void quad_fma_body(float* out, int iters, int step)
     for (int k = 0; k < 8; ++k) a[k] = (float)k * 0.125f;
 #pragma unroll 4
     for (int i = 0; i < iters; ++i) {
-        const float v = t[row * P + (((i * step + warp) * 8 + col) & 31)];
+        const float v = t[row * P + (((i * step + warp) * 8 + col) & 127)];
 #pragma unroll
         for (int k = 0; k < 8; ++k) a[k] = fmaf(a[k], v, 0.5f - 0.0625f * k);
         keep_shared();
@@ -161,7 +162,9 @@ __global__ void __launch_bounds__(256) quad_fma_conflict(float* out, int iters, 
 __global__ void __launch_bounds__(256) quad_fma_fixed(float* out, int iters, int step) { quad_fma_body<true>(out, iters, step); }
 
 // ------------------------------------------------------------------------------------------------
-// lds64: lane l reads a float2 of its own row of 4 float2 (pitch 32 B: 4-way per half-warp; 40 B: none)
+// lds64: lane l reads a float2 of its own row of 20 float2 (pitch 160 B: the rows of a half-warp's lanes
+// 32 bytes apart modulo 128, 4-way) or 21 float2 (168 B: none); 2 FFMA per load. 16 elements a row are
+// read in turn (a period longer than the unrolled loop body).
 // ------------------------------------------------------------------------------------------------
 
 constexpr int LDS64_ITERS = 2048;
@@ -169,18 +172,18 @@ constexpr int LDS64_ITERS = 2048;
 template <bool FIX>
 __device__ __forceinline__ void lds64_body(float* out, int iters, int step)
 {
-    constexpr int P = FIX ? 5 : 4;
-    __shared__ float2 s[8][32 * 5];
+    constexpr int P = FIX ? 21 : 20;
+    __shared__ float2 s[8][32 * 21];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     float2* t = s[warp];
-    for (int i = lane; i < 32 * 4; i += 32)  // logical (row i / 4, element i % 4)
-        t[(i >> 2) * P + (i & 3)] =
+    for (int i = lane; i < 32 * 16; i += 32)  // logical (row i / 16, element i % 16)
+        t[(i >> 4) * P + (i & 15)] =
             make_float2(0.5f + (float)(i & 15) * (1.0f / 64.0f), 0.25f + (float)((i + blockIdx.x) & 7) * 0.03125f);
     __syncwarp();
     float x = 0.f, y = 1.f;
 #pragma unroll 4
     for (int i = 0; i < iters; ++i) {
-        const float2 v = t[lane * P + ((i * step + warp) & 3)];
+        const float2 v = t[lane * P + ((i * step + warp) & 15)];
         x = fmaf(x, v.x, v.y);
         y = fmaf(y, v.y, v.x);
         keep_shared();
