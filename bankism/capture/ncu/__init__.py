@@ -13,6 +13,7 @@ from bankism.capture.ncu.exports import (
     LAUNCH_METRICS,
     OPTIONAL_COUNTER_KINDS,
     SHARED_METRICS,
+    TIME_METRIC_NAMES,
     NcuLaunch,
     all_metrics,
     parse_count,
@@ -29,6 +30,7 @@ from bankism.capture.ncu.match import (
     match_launches,
     names_match,
     select_kernels,
+    set_time,
 )
 from bankism.capture.ncu.profile import (
     Selection,
@@ -47,4 +49,5 @@ __all__ = [
     "exact_selection", "export_command", "fill_counters", "find_ncu", "kernel_matches", "literal_regex",
     "match_launches", "names_match", "parse_count", "parse_csv", "parse_dim3", "parse_number",
     "profile_command", "read_csv", "run_profile", "select_kernels",
+    "set_time", "TIME_METRIC_NAMES",
 ]

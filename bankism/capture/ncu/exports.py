@@ -5,6 +5,8 @@ instructions (``smsp__sass_inst_executed_op_shared_*``), the wavefronts the LSU 
 (``l1tex__data_pipe_lsu_wavefronts_mem_shared_op_*``) and the bank conflicts ncu counts for them
 (``l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_*``). Both CSV layouts ncu writes are read: the
 raw page (one row per launch, one column per metric) and the default details page (one row per metric).
+A launch's ``time`` block (``trace.timeblock.TIME_METRICS``) holds the duration, clocks and unit loads of
+the same launch, which ``bankism.timing`` reads.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bankism.arch import NCU_CLASSES, NCU_OPTIONAL_CLASSES
 from bankism.errors import BankismError
+from bankism.trace.timeblock import TIME_METRICS, time_block
 
 COUNTER_KINDS = NCU_CLASSES
 
@@ -44,6 +48,18 @@ SHARED_METRICS["ldgsts"] = {
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
 
+#: The launch's duration, clocks and unit loads: the trace's time block (``trace.timeblock``;
+#: docs/time.md says why each is there).
+TIME_METRIC_NAMES = tuple(TIME_METRICS.values())
+
+#: Metrics whose unit may be a time or a frequency ncu scales ('msecond', 'Ghz') unless exported with
+#: --print-units base: read as nanoseconds and hertz.
+_TIME_UNITS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6,
+               "s": 1e9, "second": 1e9}
+_FREQUENCY_UNITS = {"hz": 1.0, "khz": 1e3, "mhz": 1e6, "ghz": 1e9, "cycle/second": 1.0,
+                    "cycle/nsecond": 1e9, "cycle/usecond": 1e6}
+_UNIT_SCALES = {TIME_METRICS["duration_ns"]: _TIME_UNITS, TIME_METRICS["sm_clock_hz"]: _FREQUENCY_UNITS}
+
 _UNIT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _LOG_PREFIX = re.compile(r"^==(PROF|WARNING|ERROR|INFO)==")
 
@@ -52,7 +68,8 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
-    return names + list(LAUNCH_METRICS) + [m for m in extra if m not in names]
+    names += list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
+    return names + [m for m in extra if m not in names]
 
 
 @dataclass
@@ -86,6 +103,10 @@ class NcuLaunch:
             if all(value is not None for value in values.values()):
                 out[kind] = {name: int(round(value)) for name, value in values.items()}
         return out
+
+    def time(self, clock_control: str | None) -> tuple[dict[str, Any] | None, str | None]:
+        """The trace's time block for this launch, or (None, which metrics ncu did not report)."""
+        return time_block(self.metrics, clock_control)
 
 
 def parse_number(text: str, unit: str = "") -> float | None:
@@ -144,6 +165,13 @@ def _metric_value(name: str, text: str, unit: str, where: str) -> float | None:
     if name in COUNT_METRICS:
         count = parse_count(text, unit, f"{where}: {name}")
         return None if count is None else count
+    scales = _UNIT_SCALES.get(name)
+    if scales is not None:
+        value = parse_number(text)
+        scale = scales.get(unit.strip().lower(), 1.0 if not unit.strip() else None)
+        if value is not None and scale is None:
+            raise BankismError(f"{where}: {name}: unknown unit {unit.strip()!r}")
+        return None if value is None else value * scale
     return parse_number(text, unit)
 
 

@@ -83,10 +83,22 @@ def match_launches(
     return matched
 
 
+def set_time(launch: dict[str, Any], profiled: NcuLaunch, clock_control: str | None) -> None:
+    """Write the launch's time block, or null and the reason when ncu did not report its metrics."""
+    block, why = profiled.time(clock_control)
+    launch["time"] = block
+    if why:
+        launch["time_missing"] = why
+    else:
+        launch.pop("time_missing", None)
+
+
 def fill_counters(
-    doc: dict[str, Any], profiled: list[NcuLaunch], source: str, by_index: bool = True
+    doc: dict[str, Any], profiled: list[NcuLaunch], source: str, by_index: bool = True,
+    clock_control: str | None = None,
 ) -> list[int]:
-    """Write counters into the trace's matching launches; returns the indices that got none."""
+    """Write counters and the time block into the trace's matching launches; returns the indices that got
+    no counters. ``clock_control`` says how ncu held the clocks (None: not known, as for an import)."""
     matched = match_launches(doc["launches"], profiled, by_index)
     missing = []
     for launch in doc["launches"]:
@@ -97,6 +109,7 @@ def fill_counters(
             continue
         launch["counters"] = counters
         launch["counters_scope"] = "launch"
+        set_time(launch, found, clock_control)
     if len(missing) == len(doc["launches"]):
         raise BankismError(
             f"{source}: no profiled launch matches a launch of the trace (by index, name and shape)"
@@ -104,8 +117,8 @@ def fill_counters(
     return missing
 
 
-def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
-    """A trace launch holding only ncu's counters (no sites, no records)."""
+def counters_only_launch(profiled: NcuLaunch, clock_control: str | None = None) -> dict[str, Any]:
+    """A trace launch holding only ncu's counters and time block (no sites, no records)."""
     grid = list(profiled.grid or (1, 1, 1))
     block = list(profiled.block or (1, 1, 1))
     return {
@@ -124,7 +137,13 @@ def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
         "records": {"block": [], "warp": [], "site": [], "active": [], "addresses": []},
         "counters": profiled.counters(),
         "counters_scope": "launch",
+        **_time_fields(profiled, clock_control),
     }
+
+
+def _time_fields(profiled: NcuLaunch, clock_control: str | None) -> dict[str, Any]:
+    block, why = profiled.time(clock_control)
+    return {"time": block} if why is None else {"time": None, "time_missing": why}
 
 
 def select_kernels(profiled: list[NcuLaunch], kernel: str | None) -> list[NcuLaunch]:
