@@ -32,8 +32,42 @@ OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
 #: The counters set against ncu's, per class.
 METRICS = ("instructions", "wavefronts", "conflicts")
 
-#: Per ncu class, per metric: a count (recorded, predicted or measured).
-Counts = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Counters:
+    """The three counts of one ncu counter class in one launch: recorded, predicted or measured.
+
+    ``counters["wavefronts"]`` reads a metric by its name (``METRICS``), as ncu's tables name them.
+    """
+
+    instructions: float = 0
+    wavefronts: float = 0
+    conflicts: float = 0
+
+    def __getitem__(self, metric: str) -> float:
+        if metric not in METRICS:
+            raise KeyError(metric)
+        return getattr(self, metric)
+
+    def values(self) -> tuple[float, float, float]:
+        """The counts in ``METRICS`` order."""
+        return self.instructions, self.wavefronts, self.conflicts
+
+    def scaled(self, factor: float) -> Counters:
+        """Every count times ``factor`` (recorded blocks to the whole launch)."""
+        return Counters(*(value * factor for value in self.values()))
+
+    def rounded(self) -> dict[str, int]:
+        """The JSON of a prediction: whole counts."""
+        return {metric: round(value) for metric, value in zip(METRICS, self.values(), strict=True)}
+
+    def to_json(self) -> dict[str, float]:
+        return dict(zip(METRICS, self.values(), strict=True))
+
+
+#: Per ncu class (ld, st, atom, ldgsts): its counts.
+Counts = dict[str, Counters]
 
 
 

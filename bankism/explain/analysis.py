@@ -36,7 +36,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
 
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
-        name = options.kernel or kernel_base_name(chosen.launch["kernel"])
+        name = options.kernel or kernel_base_name(chosen.launch.kernel)
         kernel = _choose_kernel(program, name, filename)
         options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
@@ -44,7 +44,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
     if chosen is not None and not shape_given:
-        origin = f"launch {chosen.launch['index']} of the trace"
+        origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
     blocks = _blocks(options, grid)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)

@@ -105,6 +105,19 @@ class Launch:
         """Static plus dynamic shared memory of one block."""
         return self.shared_static + self.shared_dynamic
 
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: the launch's JSON field ``key`` (``Trace.launch()`` returned the JSON object
+        before it returned this view); use the attributes."""
+        return self.json[key]
+
+    def __contains__(self, key: str) -> bool:
+        """Deprecated, as ``__getitem__``: whether the launch's JSON object has ``key``."""
+        return key in self.json
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Deprecated, as ``__getitem__``."""
+        return self.json.get(key, default)
+
     def site(self, site_id: int) -> TraceSite:
         """The site with this id (a KeyError names it when absent)."""
         for site in self.sites:
