@@ -23,8 +23,6 @@ def _traces() -> list[tuple[Path, Path]]:
     for path in sorted((ROOT / "traces").rglob("*.json")):
         if "unmodelled" in path.parts:  # timing-dependent: its trace cannot be checked (its README)
             continue
-        if "timing" in path.parts:  # the time-model pairs (docs/time.md): hw/timing/pairs.cu keeps its
-            continue  # shared arrays in template device functions, a construct explain refuses
         try:
             with open(path, encoding="utf-8") as handle:
                 head = handle.read(4096)
