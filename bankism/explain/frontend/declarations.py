@@ -278,15 +278,8 @@ class Declarations:
             if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
                 name_node = p.child_by_field_name("name") or child_of_type(p, "type_identifier")
                 default = p.child_by_field_name("default_type")
-                out.append(
-                    S.TemplateParam(
-                        line,
-                        text,
-                        node_text(name_node),
-                        True,
-                        self._type_descriptor(default) if default is not None else None,
-                    )
-                )
+                out.append(S.TemplateParam(line, text, node_text(name_node), True,
+                                           self._default_type(default) if default is not None else None))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
                 _, name = self._declared(p, p.child_by_field_name("declarator"))
                 default = p.child_by_field_name("default_value")
@@ -303,6 +296,34 @@ class Declarations:
                 raise self.unsupported(p, "template parameter")
         return out
 
+    def _default_type(self, node: Node) -> S.TypeName:
+        """A template type parameter's default (``typename V = int4``): a type descriptor, or
+        the bare type specifier the grammar gives for a plain name."""
+        if node.type == "type_descriptor":
+            return self._type_descriptor(node)
+        base, args, scope = self._type_spec(node)
+        type_name = S.TypeName(self._line(node), node_text(node), base, 0, [], False, False, None, args,
+                               scope, scope_type=self._scope_type(node))
+        type_name.file = self._file(node)
+        return type_name
+
+    def _scope_type(self, type_node: Node) -> S.TypeName | None:
+        """``Traits<T>`` of ``typename Traits<T>::type`` (or ``Traits<T>::type``): the class
+        template instance the type is a member of, or None."""
+        if type_node.type == "dependent_type":
+            type_node = named_children(type_node)[-1]
+        if type_node.type != "qualified_identifier":
+            return None
+        scope = None
+        current = type_node
+        while current is not None and current.type == "qualified_identifier":
+            scope = current.child_by_field_name("scope")
+            current = current.child_by_field_name("name")
+        if scope is None or scope.type != "template_type":
+            return None
+        base, args, _ = self._type_spec(scope)
+        return S.TypeName(self._line(scope), node_text(scope), base, 0, [], False, False, None, args)
+
     # --- types ----------------------------------------------------------------------------
 
     def type_name(self, node: Node, declarator: Node | None) -> S.TypeName:
@@ -317,7 +338,10 @@ class Declarations:
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
         fragment = wmma_type_name(type_node)
-        base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
+        if type_node.type == "decltype":
+            base, args, scope = "decltype", None, ""
+        else:
+            base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
         const = False
         align = None
         for child in node.children:
@@ -330,6 +354,19 @@ class Declarations:
             elif child.type == "attribute_specifier":
                 align = self._aligned_attribute(child) or align
         return base, args, scope, const, align
+
+    def _type_extras(self, node: Node) -> dict:
+        """The parts of a declaration's type beyond its name: the class template a dependent
+        member type belongs to, the expression of a ``decltype``."""
+        type_node = node.child_by_field_name("type")
+        if type_node is None:
+            return {}
+        if type_node.type == "decltype":
+            values = named_children(type_node)
+            if len(values) != 1 or node_text(values[0]) == "auto":
+                raise self.unsupported(type_node, "decltype")
+            return {"decltype": self.expr(values[0])}
+        return {"scope_type": self._scope_type(type_node)}
 
     def _type_spec(self, type_node: Node) -> tuple[str, list | None, str]:
         """(name, template arguments or None, namespace/class scope) of a type specifier."""
@@ -361,7 +398,9 @@ class Declarations:
             ):
                 raise self.unsupported(type_node, kind.replace("_", " "))
             return self._type_spec(name_node)
-        if kind in ("decltype", "dependent_type"):
+        if kind == "dependent_type":  # `typename Traits<T>::type`
+            return self._type_spec(named_children(type_node)[-1])
+        if kind == "decltype":
             raise self.unsupported(type_node, kind.replace("_", " "))
         if kind == "sized_type_specifier":
             return " ".join(node_text(c) for c in type_node.children), None, ""
@@ -415,18 +454,8 @@ class Declarations:
             else:
                 self._check(current)
                 raise self.unsupported(current, f"declarator {kind}")
-        type_name = S.TypeName(
-            self._line(node),
-            node_text(node),
-            base,
-            pointers,
-            dims,
-            reference,
-            const,
-            align,
-            args,
-            scope,
-        )
+        type_name = S.TypeName(self._line(node), node_text(node), base, pointers, dims, reference, const,
+                               align, args, scope, **self._type_extras(node))
         type_name.file = self._file(node)
         return type_name, name
 

@@ -31,6 +31,10 @@ class TypeName(Node):
     align: Expr | None = None
     args: list[TypeName | Expr] | None = None
     scope: str = ""
+    #: ``Traits<T>`` in ``typename Traits<T>::type``: the class template the name is a member of.
+    scope_type: TypeName | None = None
+    #: ``decltype(expr)``: the expression whose type this is (``base`` is "decltype").
+    decltype: Expr | None = None
 
 
 # --- expressions -------------------------------------------------------------------------

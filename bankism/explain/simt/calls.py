@@ -62,6 +62,9 @@ class Calls:
             return self.construct(struct, [self.eval(a, mask) for a in expr.args], mask, expr)
         if name in BUILTINS:
             return call_builtin(self, expr, mask)
+        named = local.type if isinstance(local, TypeAlias) else C.lookup(name) if local is None else None
+        if named is not None:  # `V{}`, `T(x)` with V, T template type parameters or aliases
+            return self.construct(named, [self.eval(a, mask) for a in expr.args], mask, expr)
         raise Failure(expr, f"unsupported construct: call to unknown function {name}()")
 
     def call_result(self, frame: Frame, expr: S.Node, mask: Mask) -> Value:
@@ -147,8 +150,8 @@ class Calls:
         frame = Frame(function, [scope], np.zeros(self.threads, bool), None, this=this, this_type=this_type)
         params = function.params
         if args is not None:
-            values = [None if i < len(params) and params[i].type.reference else self.eval(a, mask)
-                      for i, a in enumerate(args)]
+            values = [self.argument_value(a, mask) if i < len(params) and params[i].type.reference
+                      else self.eval(a, mask) for i, a in enumerate(args)]
         self._bind_template(function, expr, scope, mask, explicit or [], args, values)
         self.frames.append(frame)
         try:
@@ -164,7 +167,7 @@ class Calls:
             finally:
                 self.frames.pop()
             if param.type.reference and args is not None:
-                target = self.lvalue(args[position], mask)
+                target = self.bind_reference(args[position], param.type, mask, ptype, values[position])
                 scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
                 continue
             value = values[position]
@@ -333,7 +336,8 @@ class Calls:
         scope: dict[str, object] = {}
         for param, arg in zip(lam.params, expr.args, strict=True):
             if param.type.reference:
-                target = self.lvalue(arg, mask)
+                ptype = None if param.type.base == "auto" else self.resolve_type(param.type, mask)
+                target = self.bind_reference(arg, param.type, mask, ptype)
                 scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
                 continue
             value = self.eval(arg, mask)

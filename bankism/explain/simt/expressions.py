@@ -150,7 +150,7 @@ class Expressions:
         if op == "&":
             target = self.lvalue(expr.operand, mask)
             if not isinstance(target, MemLV):
-                raise Failure(expr, "unsupported construct: address of a local variable")
+                return self.local_address(target, expr, mask)
             return Pointer(C.pointer_to(target.type), target.region, target.offset)
         value = self.eval(expr.operand, mask)
         if not isinstance(value, Scalar):

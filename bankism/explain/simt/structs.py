@@ -80,6 +80,11 @@ class Structs:
             for item in chosen.statics:
                 if item.init is None:
                     continue
+                if isinstance(item.init, S.InitList):  # `static constexpr int N{4};`
+                    t = self.resolve_type(item.type, mask)
+                    value = self._member_init(t, [item.init], mask, item)
+                    bindings[item.name] = Variable(item.name, t, value)
+                    continue
                 value = self.eval(item.init, mask)
                 t = self.resolve_type(item.type, mask, value)
                 bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
@@ -181,6 +186,8 @@ class Structs:
         return value
 
     def _member_init(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
+        if len(exprs) == 1 and isinstance(exprs[0], S.InitList):  # `T m{a, b};`, `m{}`
+            exprs = exprs[0].items
         values = [self.eval(e, mask) for e in exprs]
         return self.construct(t, values, mask, node)
 

@@ -1,0 +1,108 @@
+"""Declarations and calls public kernels use (issue 19; tests/data/explain/decl): brace
+initialisation, open-first-dimension dynamic arrays, default template type arguments,
+dependent member types, decltype, const references bound to expressions and the address of a
+local vector. Every site's per-warp addresses come from the kernels' own index formulas
+(computed here), and the engine counts them; the wavefront totals asserted beside were derived
+by hand from the bank mapping (32 banks of 4 bytes)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.test_explain_support import BASE, DATA, check_site, run, site
+
+DECL = DATA / "decl"
+
+
+def _rows(words_of_warp: dict[int, list[np.ndarray]], base: int, unit: int = 4) -> dict[int, np.ndarray]:
+    """warp -> (executions, 32) byte addresses from per-execution element indices."""
+    return {w: np.array([base + unit * np.asarray(e) for e in rows]) for w, rows in words_of_warp.items()}
+
+
+def test_brace_initialised_constants_locals_and_vectors():
+    report = run(DECL / "braces.cu")
+    lane = np.arange(32)
+    tile = BASE  # float tile[32][33]: TILE{32}, PAD { 1 }
+    found = site(report, 14, "tile", "store")  # r{zero} = 0, 2 (ROWS{4}, Steps::ROW{2})
+    check_site(found, _rows({0: [33 * lane + r for r in (0, 2)]}, tile), 4, "store")
+    assert found["wavefronts"] == 2  # banks lane + r: all distinct
+    found = site(report, 15, "tile", "store")  # tile[zero][lane], zero{} == 0
+    check_site(found, _rows({0: [lane]}, tile), 4, "store")
+    found = site(report, 16, "tile", "load")  # skew{3}: rows 3*lane % 32, column lane % 1
+    check_site(found, _rows({0: [33 * ((3 * lane) % 32)]}, tile), 4, "load")
+    assert found["wavefronts"] == 1
+
+
+def test_dynamic_arrays_with_an_open_first_dimension():
+    report = run(DECL / "extern2d.cu", kernel="halfRows")
+    t = np.arange(64)
+    rows = report["shared_arrays"][0]
+    assert (rows["name"], rows["shape"], rows["base_offset"], rows["size_bytes"]) == (
+        "rows", [16, 40], BASE, 1280)
+    per_warp = {w: t[32 * w:32 * w + 32] for w in range(2)}
+    stores = {w: np.array([BASE + 80 * (u // 4) + 16 * (u % 4)]) for w, u in per_warp.items()}
+    found = site(report, 8, "rows", "store")
+    check_site(found, stores, 16, "store")
+    assert found["wavefronts"] == 16  # per quarter-warp rows r, r+1: words 0-15 and 20-35 share banks 0-3
+    loads = {w: np.array([BASE + 80 * (u % 16) + 2 * (u // 16)]) for w, u in per_warp.items()}
+    found = site(report, 10, "rows", "load")
+    check_site(found, loads, 2, "load")
+    assert found["wavefronts"] == 4  # rows j and j+8 are 160 words apart: 2-way
+    report = run(DECL / "extern2d.cu", kernel="floatRows")
+    lane = np.arange(32)
+    grid = BASE + 16  # after head[4], 16-byte aligned
+    assert {a["name"]: (a["shape"], a["base_offset"]) for a in report["shared_arrays"]} == {
+        "head": ([4], BASE), "grid": ([32, 33], grid)}
+    found = site(report, 18, "grid", "store")
+    check_site(found, _rows({0: [33 * lane]}, grid), 4, "store")
+    assert found["wavefronts"] == 1
+    check_site(site(report, 19, "grid", "load"), _rows({0: [lane]}, grid), 4, "load")
+
+
+def test_default_template_type_arguments_dependent_member_types_and_decltype():
+    report = run(DECL / "templates.cu")
+    t = np.arange(64)
+    quads, words = BASE, BASE + 64 * 16
+    per_warp = {w: t[32 * w:32 * w + 32] for w in range(2)}
+    sites = [s for s in report["sites"] if s["line"] == 5]
+    assert [s["call_stack"][0]["line"] for s in sites] == [19, 20]
+    check_site(sites[0], {w: np.array([quads + 16 * 2 * (u % 32)]) for w, u in per_warp.items()}, 16, "store")
+    assert sites[0]["wavefronts"] == 16  # 32-byte stride: each quarter-warp needs 2 wavefronts
+    check_site(sites[1], {w: np.array([quads + 16 * u]) for w, u in per_warp.items()}, 16, "store")
+    assert sites[1]["wavefronts"] == 8
+    found = site(report, 8, "words", "store")  # zero(): V defaults to int4
+    check_site(found, {w: np.array([words + 16 * ((2 * u) % 64)]) for w, u in per_warp.items()}, 16, "store")
+    found = site(report, 11, "words", "store")  # stash<float>: Traits<float>::type v, lanes = 4
+    check_site(found, {w: np.array([words + 4 * 4 * u]) for w, u in per_warp.items()}, 4, "store")
+    assert found["wavefronts"] == 8  # 4-way per warp
+    found = site(report, 14, "words", "load")  # pairAt<float>: Traits<float>::wide return and parameter
+    check_site(found, {w: np.array([words + 8 * u]) for w, u in per_warp.items()}, 8, "load")
+    found = site(report, 25, "words", "store")  # decltype(threadIdx.x) step = 3t; decltype(step + 1u) slot
+    check_site(found, {w: np.array([words + 4 * ((3 * u) % 256)]) for w, u in per_warp.items()}, 4, "store")
+    assert found["wavefronts"] == 2
+
+
+def test_const_references_to_expressions_and_addresses_of_local_vectors():
+    report = run(DECL / "calls.cu")
+    t = np.arange(64)
+    cols, words = BASE, BASE + 4 * 33 * 4
+    per_warp = {w: t[32 * w:32 * w + 32] for w in range(2)}
+    found = site(report, 4, "words", "store")  # put(words, (3t) % 256, 1.f): both bound to temporaries
+    check_site(found, {w: np.array([words + 4 * ((3 * u) % 256)]) for w, u in per_warp.items()}, 4, "store")
+    found = site(report, 10, "words", "store")  # twice(t + 1): const int& to an expression
+    doubled = {w: np.array([words + 4 * ((2 * (u + 1)) % 256)]) for w, u in per_warp.items()}
+    check_site(found, doubled, 4, "store")
+    assert found["wavefronts"] == 4  # even words only: 2-way in each warp
+    found = site(report, 14, "cols", "store")  # parts = &v.x, parts[k]
+    rows = {w: np.array([cols + 4 * (33 * k + u % 32) for k in range(4)]) for w, u in per_warp.items()}
+    check_site(found, rows, 4, "store")
+    # steps = (0, 1, 2, 3), f[3] = 5 through the float* to &steps: pick = [0, 1, 2, 5][t % 4]
+    pick = np.array([0, 1, 2, 5])[t % 4] % 4
+    row = t // 32 + 1  # const int &row = t / 32 + 1
+    loads = {w: np.array([cols + 4 * (33 * pick[u] + (u * row[u]) % 32)]) for w, u in per_warp.items()}
+    found = site(report, 19, "cols", "load")
+    check_site(found, loads, 4, "load")
+    assert [w["wavefronts"] for w in found["warps"]] == [[3], [1]]
+    cells = run(DECL / "calls.cu", snapshot=(14, {"k": 1}))["snapshot"]["arrays"]["cols"]["cells"]
+    # threads t and t + 32 store to the same column; the later lane's write is what stays
+    assert [c["source"] for c in cells[:2] + cells[33:35]] == ["in[32].x", "in[33].x", "in[32].y", "in[33].y"]
