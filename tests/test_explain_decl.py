@@ -106,3 +106,32 @@ def test_const_references_to_expressions_and_addresses_of_local_vectors():
     cells = run(DECL / "calls.cu", snapshot=(14, {"k": 1}))["snapshot"]["arrays"]["cols"]["cells"]
     # threads t and t + 32 store to the same column; the later lane's write is what stays
     assert [c["source"] for c in cells[:2] + cells[33:35]] == ["in[32].x", "in[33].x", "in[32].y", "in[33].y"]
+
+
+def test_enums_inheritance_and_anonymous_members():
+    report = run(DECL / "records.cu")
+    t = np.arange(64)
+    per_warp = {w: t[32 * w:32 * w + 32] for w in range(2)}
+    tile = BASE  # float tile[Shape::ROWS][Shape::COLS + (int)Pad::ONE] = [8][33]
+    packets = BASE + 8 * 33 * 4  # Packet: anonymous union (4 bytes) + anonymous struct of 2 shorts: 8 bytes
+    assert {a["name"]: (a["shape"], a["base_offset"]) for a in report["shared_arrays"]} == {
+        "tile": ([8, 33], tile), "packets": ([64], packets)}
+    # Skewed(33, 1).slot(row, col) = Strided::at(row, (col + row) % 33) = 33 row + (col + row) % 33
+    r, c = t // 32, t % 32
+    slots = 33 * (c % 8) + (r + c % 8) % 33
+    found = site(report, 26, "tile", "store")
+    check_site(found, {w: np.array([tile + 4 * slots[u]]) for w, u in per_warp.items()}, 4, "store")
+    assert found["wavefronts"] == 2  # 8 distinct words per warp, banks 2k: no conflict
+    found = site(report, 27, "tile", "store")  # layout == COL_MAJOR: tile[r][c]
+    check_site(found, {w: np.array([tile + 4 * (33 * r[u] + c[u])]) for w, u in per_warp.items()}, 4, "store")
+    found = site(report, 31, "packets", "store")  # .bits of the anonymous union, at offset 0
+    check_site(found, {w: np.array([packets + 8 * u]) for w, u in per_warp.items()}, 4, "store")
+    assert found["wavefronts"] == 4  # 8-byte stride: 2-way
+    found = site(report, 32, "packets", "store")  # .hi of the anonymous struct, at offset 6
+    halves = {w: np.array([packets + 8 * ((8 * u) % 64) + 6]) for w, u in per_warp.items()}
+    check_site(found, halves, 2, "store")
+    assert found["wavefronts"] == 8  # 8 words 16 apart fall on 2 banks: 4-way
+    found = site(report, 33, "packets", "load")  # .value shares the union's bytes with .bits
+    check_site(found, {w: np.array([packets + 8 * u]) for w, u in per_warp.items()}, 4, "load")
+    check_site(site(report, 33, "tile", "load"),
+               {w: np.array([tile + 4 * (33 * (c[u] % 8) + r[u])]) for w, u in per_warp.items()}, 4, "load")

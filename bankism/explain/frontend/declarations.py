@@ -160,13 +160,16 @@ class Declarations:
 
     # --- structs and aliases --------------------------------------------------------------
 
-    def struct(self, node: Node) -> S.StructDef | None:
+    def struct(self, node: Node, name: str | None = None) -> S.StructDef | None:
         """A struct/class/union definition: data members, static members, member functions
         (converted here, bodies later) and member aliases. Anything it cannot read makes the
-        struct carry an error, raised only when the kernel uses the struct."""
+        struct carry an error, raised only when the kernel uses the struct. ``name`` names an
+        unnamed struct defined inside another (an anonymous member)."""
         name_node = node.child_by_field_name("name")
         specialization = None
-        if name_node is None:
+        if name is not None:
+            pass
+        elif name_node is None:
             parent = node.parent
             if parent is None or parent.type != "type_definition":
                 return None
@@ -197,15 +200,83 @@ class Declarations:
                     struct.align = self._aligned_attribute(child) or struct.align
             base_clause = child_of_type(node, "base_class_clause")
             if base_clause is not None:
-                raise self.unsupported(base_clause, "inheritance (base class members are not laid out)")
+                struct.bases = self._bases(base_clause)
             for member in named_children(node.child_by_field_name("body")):
                 self._member(struct, member)
         except BankismError as error:
             struct.error = str(error)
         return struct
 
+    def _bases(self, clause: Node) -> list[S.TypeName]:
+        """The base classes of ``struct D : public A, B<T>`` (virtual bases are refused)."""
+        bases = []
+        for child in clause.named_children:
+            if child.type in ("access_specifier", "comment"):
+                continue
+            if child.type == "virtual" or node_text(child) == "virtual":
+                raise self.unsupported(clause, "virtual base class")
+            base, args, scope = self._type_spec(child)
+            bases.append(S.TypeName(self._line(child), node_text(child), base, 0, [], False, False, None,
+                                    args, scope, scope_type=self._scope_type(child), file=self._file(child)))
+        return bases
+
+    def enum(self, node: Node) -> S.EnumDef | None:
+        """An enumeration with its enumerators (None for a mention without a body)."""
+        body = node.child_by_field_name("body")
+        if body is None:
+            return None
+        name_node = node.child_by_field_name("name")
+        underlying = node.child_by_field_name("base")
+        scoped = any(c.type in ("class", "struct") for c in node.children)
+        items = []
+        for item in named_children(body):
+            if item.type != "enumerator":
+                continue
+            value = item.child_by_field_name("value")
+            items.append((node_text(item.child_by_field_name("name")), self.expr(value) if value else None))
+        under = None
+        if underlying is not None:
+            base, args, scope = self._type_spec(underlying)
+            under = S.TypeName(self._line(underlying), node_text(underlying), base, 0, [], False, False, None,
+                               args, scope)
+        enum = S.EnumDef(self._line(node), node_text(node), last_name(name_node) if name_node else "", scoped,
+                         under, items)
+        enum.file = self._file(node)
+        return enum
+
+    def _anonymous_member(self, struct: S.StructDef, member: Node, type_node: Node) -> None:
+        """``union { float f; int i; };`` (an anonymous member: its members are the struct's)
+        or ``union { ... } u;`` (a member of an unnamed type) inside ``struct``."""
+        name = f"{struct.name}::(unnamed {type_node.type.split('_')[0]} {len(struct.nested)})"
+        inner = self.struct(type_node, name)
+        if inner.error is not None:
+            raise BankismError(inner.error)
+        struct.nested.append(inner)
+        declarators = member.children_by_field_name("declarator")
+        type_name = S.TypeName(self._line(member), node_text(type_node), name, file=self._file(member))
+        if not declarators:
+            struct.fields.append(S.Declarator(self._line(member), node_text(member),
+                                              f"(anonymous {len(struct.nested)})", type_name, None))
+        for declarator in declarators:
+            declared, member_name = self._declared_with(type_name, declarator)
+            declared.file = type_name.file
+            struct.fields.append(S.Declarator(self._line(declarator), node_text(declarator), member_name,
+                                              declared, None))
+
     def _member(self, struct: S.StructDef, member: Node) -> None:
         kind = member.type
+        type_node = member.child_by_field_name("type")
+        if kind == "field_declaration" and type_node is not None and type_node.type == "enum_specifier":
+            enum = self.enum(type_node)
+            if enum is not None:
+                struct.enums.append(enum)
+            if not member.children_by_field_name("declarator"):
+                return
+        if (kind == "field_declaration" and type_node is not None and type_node.type in RECORDS
+                and type_node.child_by_field_name("body") is not None
+                and type_node.child_by_field_name("name") is None):
+            self._anonymous_member(struct, member, type_node)
+            return
         if kind == "field_declaration":
             static = any(
                 c.type == "storage_class_specifier" and node_text(c) == "static" for c in member.children
@@ -389,13 +460,12 @@ class Declarations:
                 self._template_argument(a) for a in named_children(type_node.child_by_field_name("arguments"))
             ]
             return name, args, ""
-        if kind in RECORDS or kind == "enum_specifier":
+        if kind == "enum_specifier":  # `enum Mode m;`, `enum { A, B } m;`: the enumeration's type
             name_node = type_node.child_by_field_name("name")
-            if (
-                type_node.child_by_field_name("body") is not None
-                or name_node is None
-                or kind == "enum_specifier"
-            ):
+            return (self._type_spec(name_node) if name_node is not None else ("int", None, ""))
+        if kind in RECORDS:
+            name_node = type_node.child_by_field_name("name")
+            if type_node.child_by_field_name("body") is not None or name_node is None:
                 raise self.unsupported(type_node, kind.replace("_", " "))
             return self._type_spec(name_node)
         if kind == "dependent_type":  # `typename Traits<T>::type`

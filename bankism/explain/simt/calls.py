@@ -16,6 +16,7 @@ from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.records import method_path
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -55,6 +56,12 @@ class Calls:
             method = self.find_method(local.type, "operator()", len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),
                                this_type=local.type, base_scope=local.type.info.bindings)
+        this_type = self.frame.this_type
+        if local is None and this_type is not None and method_path(this_type, name, len(expr.args)):
+            # a member function called by name inside another (of the class or a base)
+            method, this, owner = self.method_target(this_type, self.frame.this, name, len(expr.args), expr)
+            return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
+                               base_scope=owner.info.bindings, explicit=expr.template_args)
         if local is None and name in self.program.functions:
             return self._call_function(expr, mask)
         struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
@@ -306,17 +313,9 @@ class Calls:
             target = self.object_lvalue(expr.base, base_value, mask)
         if t.kind != "struct":
             raise Failure(expr, f"unsupported construct: member function {expr.method}() of {t}")
-        method = self.find_method(t, expr.method, len(expr.args), expr)
-        return self.invoke(
-            method,
-            expr,
-            mask,
-            args=expr.args,
-            this=target,
-            this_type=t,
-            base_scope=t.info.bindings,
-            explicit=expr.template_args,
-        )
+        method, this, owner = self.method_target(t, target, expr.method, len(expr.args), expr)
+        return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
+                           base_scope=owner.info.bindings, explicit=expr.template_args)
 
     def object_lvalue(self, expr: S.Expr, value: Value, mask: Mask) -> object:
         """The object ``expr`` designates, or a temporary holding ``value`` when it is not an

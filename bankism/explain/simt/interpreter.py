@@ -40,6 +40,7 @@ from bankism.explain.simt.memory import (
     window_base,
 )
 from bankism.explain.simt.recording import Recorder, SourceSite
+from bankism.explain.simt.records import Records, member_path
 from bankism.explain.simt.references import References
 from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
@@ -61,8 +62,8 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, Structs, References, KernelScope, SharedLayout,
-              InlinePtx, Control):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, KernelScope,
+              SharedLayout, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -95,6 +96,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, References, Kern
         self.unsure: np.ndarray | None = None
         self.unsure_why = ""
         self._struct_types: dict[tuple, CType] = {}
+        #: Named enumerations: name -> enumerator -> value (``Pad::ONE``).
+        self.enum_scopes: dict[str, dict[str, Scalar]] = {}
         self._deferred: dict[int, Failure] = {}
         #: What the report should say about how this block was run (loops counted, not run).
         self.notes: list[str] = []
@@ -195,7 +198,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, References, Kern
                 return scope[name]
         frame = self.frame
         if frame.this_type is not None:
-            if any(member == name for member, _, _ in frame.this_type.fields):
+            if member_path(frame.this_type, name) is not None:
                 target = self.member_lvalue(frame.this, name, node)
                 return Variable(name, self.lvalue_type(target), None, ref=target)
             if name in frame.this_type.info.bindings:
@@ -211,6 +214,9 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, References, Kern
     def _scoped(self, scope_name: str, name: str, node: S.Node) -> object | None:
         """``Type::name``: a static member or member alias of a struct; None for a namespace."""
         last = scope_name.split("::")[-1].split("<")[0].strip()
+        enumerator = self.scoped_enumerator(last, name, node)
+        if enumerator is not None:
+            return enumerator
         full = Mask(np.ones(self.threads, bool), True, False)
         t = self._find_alias(last)
         if t is None and last in self.program.aliases:
@@ -268,6 +274,9 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, References, Kern
         alias = self._find_alias(base)
         if alias is not None:
             return alias
+        named = self.globals.get(base)
+        if isinstance(named, TypeAlias):  # an enumeration declared in the file
+            return named.type
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")

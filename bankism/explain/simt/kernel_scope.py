@@ -81,6 +81,7 @@ class KernelScope:
         global matrices)."""
         self.frames.append(Frame(self.kernel, [self.globals], np.zeros(self.threads, bool), C.VOID))
         try:
+            self.declare_enums(self.program.enums, self.globals, mask)
             for decl in self.program.globals:
                 for item in decl.items:
                     self._global_item(decl, item, mask)
