@@ -7,8 +7,13 @@ by hand from the bank mapping (32 banks of 4 bytes)."""
 
 from __future__ import annotations
 
-import numpy as np
+from pathlib import Path
 
+import numpy as np
+import pytest
+
+from bankism.errors import BankismError
+from bankism.explain import ExplainOptions, explain
 from tests.test_explain_support import BASE, DATA, check_site, run, site
 
 DECL = DATA / "decl"
@@ -135,3 +140,58 @@ def test_enums_inheritance_and_anonymous_members():
     check_site(found, {w: np.array([packets + 8 * u]) for w, u in per_warp.items()}, 4, "load")
     check_site(site(report, 33, "tile", "load"),
                {w: np.array([tile + 4 * (33 * (c[u] % 8) + r[u])]) for w, u in per_warp.items()}, 4, "load")
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_whole_struct_copies_agree_with_the_h100_line_by_line():
+    """traces/struct_copy.json (H100, nvcc 13.0): each whole-struct store and load compiles to
+    the accesses explain predicts (STS.128 for 4 floats, STS.64 for 2, three STS for 3, STS +
+    STS.64 for int + double, three STS.64 for float[6], STS.128 for 2 doubles), at the
+    interpreted addresses; the launch totals equal Nsight Compute's."""
+    source = ROOT / "traces" / "kernels" / "struct_copy.cu"
+    trace = ROOT / "traces" / "struct_copy.json"
+    compared = explain(source.read_text(), str(source), ExplainOptions(trace=str(trace)))["trace"]
+    assert compared["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
+    lines = {e["line"]: e for e in compared["lines"]}
+    assert sorted(lines) == [26, 39, 40, 41, 45, 46, 47, 49, 51, 52, 53, 54]
+    for entry in lines.values():
+        assert entry["same_instructions"] and entry["same_addresses"], entry
+        assert {g["verdict"] for g in entry["groups"]} == {"as written"}
+    widths = {line: sorted((s["width"], s["instructions"] // 8) for s in e["sass"])
+              for line, e in lines.items()}
+    assert widths == {26: [(8, 1)], 39: [(16, 1)], 40: [(8, 1)], 41: [(4, 3)], 45: [(4, 1), (8, 1)],
+                      46: [(8, 3)], 47: [(16, 1)], 49: [(16, 1)], 51: [(4, 3)], 52: [(4, 1), (8, 1)],
+                      53: [(8, 3)], 54: [(16, 1)]}
+    totals, measured = compared["totals"], compared["totals"]["measured"]
+    for op_class in ("ld", "st"):
+        for metric in ("instructions", "wavefronts", "conflicts"):
+            assert totals["source"][op_class][metric] == measured[op_class][metric], (op_class, metric)
+    assert [measured["ld"][m] for m in ("instructions", "wavefronts", "conflicts")] == [88, 264, 88]
+    assert [measured["st"][m] for m in ("instructions", "wavefronts", "conflicts")] == [88, 408, 232]
+
+
+def test_struct_copies_nvcc_does_not_make_member_by_member_are_refused(tmp_path):
+    source = tmp_path / "copies.cu"
+    source.write_text(
+        "struct Tagged { int id; double w; };\n"
+        "struct Shorts { short a, b, c, d; };\n"
+        "__global__ void padded(const Tagged *in) {\n"
+        "  __shared__ Tagged tags[32];\n"
+        "  tags[threadIdx.x] = in[threadIdx.x];\n"
+        "}\n"
+        "__global__ void narrow(const Shorts *in, short *out) {\n"
+        "  __shared__ Shorts shorts[32];\n"
+        "  Shorts v = in[threadIdx.x];\n"
+        "  shorts[threadIdx.x] = v;\n"
+        "  if (threadIdx.x > 64) { Shorts never = shorts[0]; out[0] = never.a; }\n"
+        "}\n"
+        "int main() { padded<<<1, 32>>>(0); narrow<<<1, 32>>>(0, 0); }\n"
+    )
+    padded = r"copies.cu:5: unsupported construct: a Tagged with padding copied"
+    with pytest.raises(BankismError, match=padded):
+        run(source, kernel="padded")
+    narrow = r"copies.cu:10: unsupported construct: a whole struct with 2-byte members"
+    with pytest.raises(BankismError, match=narrow):
+        run(source, kernel="narrow")

@@ -44,6 +44,7 @@ from bankism.explain.simt.records import Records, member_path
 from bankism.explain.simt.references import References
 from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
+from bankism.explain.simt.struct_copy import StructCopies
 from bankism.explain.simt.structs import Structs
 from bankism.explain.simt.values import (
     Failure,
@@ -62,8 +63,8 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, KernelScope,
-              SharedLayout, InlinePtx, Control):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, StructCopies,
+              KernelScope, SharedLayout, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
