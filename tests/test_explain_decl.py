@@ -7,6 +7,7 @@ by hand from the bank mapping (32 banks of 4 bytes)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -195,3 +196,59 @@ def test_struct_copies_nvcc_does_not_make_member_by_member_are_refused(tmp_path)
     narrow = r"copies.cu:10: unsupported construct: a whole struct with 2-byte members"
     with pytest.raises(BankismError, match=narrow):
         run(source, kernel="narrow")
+
+
+def test_structs_passed_to_a_kernel_by_value():
+    path = DECL / "struct_params.cu"
+    unknown_width = r"struct_params.cu:30: .*kernel parameter A.width \(give -D A.width=VALUE\)"
+    with pytest.raises(BankismError, match=unknown_width):
+        run(path, kernel="tiledProduct")
+    report = run(path, kernel="tiledProduct", defines={"A.width": "64", "A.stride": "64", "B.stride": "32"})
+    assert report["launch"]["parameters"] == {"A": None, "B": None, "C": None, "A.width": 64, "A.stride": 64,
+                                              "B.stride": 32}
+    assert {m["name"] for m in report["matrices"]} >= {"A.elements", "B.elements"}
+    t = np.arange(256)
+    ty, tx = t // 16, t % 16
+    warps = {w: t[32 * w:32 * w + 32] for w in range(8)}
+    a_tile = BASE
+    tiles = 64 // 16  # A.width / TILE iterations of the m loop
+    found = site(report, 30, "As", "store")
+    stores = {w: np.array([a_tile + 4 * (16 * ty[u] + tx[u])] * tiles) for w, u in warps.items()}
+    check_site(found, stores, 4, "store")
+    assert found["wavefronts"] == 8 * tiles
+    rows = {w: np.array([a_tile + 4 * (16 * ty[u] + e) for _ in range(tiles) for e in range(16)])
+            for w, u in warps.items()}
+    found = site(report, 33, "As", "load")
+    check_site(found, rows, 4, "load")
+    assert found["wavefronts"] == 8 * tiles * 16  # rows 2w, 2w+1: two words 16 banks apart per warp
+    report = run(path, kernel="lockedSum")
+    per_step = {}
+    for i in (64, 32, 16, 8, 4, 2, 1):  # the tree reduction: threads below i add cache[tid + i]
+        for w in range(4):
+            lanes = t[32 * w:32 * w + 32]
+            if (lanes < i).any():
+                per_step.setdefault(w, []).append(lanes)
+    loads, active = {}, {}
+    for w, steps in per_step.items():
+        lows = [i for i in (64, 32, 16, 8, 4, 2, 1) if 32 * w < i]
+        loads[w] = np.array([BASE + 4 * (lanes + i) for lanes, i in zip(steps, lows, strict=True)])
+        active[w] = np.array([lanes < i for lanes, i in zip(steps, lows, strict=True)])
+    found = [s for s in report["sites"] if s["line"] == 50 and s["expression"] == "cache[threadIdx.x + i]"]
+    assert len(found) == 1
+    check_site(found[0], loads, 4, "load", active)
+    found = site(report, 55, "cache", "load")  # lock.lock() spins on an atomicCAS of lock.mutex first
+    check_site(found, {0: np.array([[BASE] + [0] * 31])}, 4, "load", {0: np.array([[True] + [False] * 31])})
+
+
+def test_the_command_line_takes_fields_of_struct_parameters():
+    from tests.helpers import one_line_error, run_cli
+
+    path = DECL / "struct_params.cu"
+    ran = run_cli("explain", path, "--kernel", "tiledProduct", "-D", "A.width=32", "-D", "A.stride=32",
+                  "-D", "B.stride=32", "--json")
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout)["launch"]["parameters"]["A.width"] == 32
+    ran = run_cli("explain", path, "--kernel", "tiledProduct", "-D", "A.width=wide")
+    assert ran.returncode == 2 and one_line_error(ran) == "error: -D A.width=wide: not a number"
+    ran = run_cli("explain", path, "--kernel", "tiledProduct", "-U", "A.width")
+    assert ran.returncode == 2 and "expected a macro NAME" in one_line_error(ran)

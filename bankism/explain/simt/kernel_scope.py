@@ -12,8 +12,8 @@ from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, GlobalArray, TypeAlias, Variable
 from bankism.explain.simt.ctype import CType
-from bankism.explain.simt.memory import GlobalMatrix
-from bankism.explain.simt.values import Failure, Mask, Pointer, constant, unknown
+from bankism.explain.simt.memory import GlobalMatrix, LocalArray
+from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Struct, Vector, constant, unknown
 
 
 class KernelScope:
@@ -65,15 +65,47 @@ class KernelScope:
                     self.matrices.append(matrix)
                     scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
                 elif t.is_arithmetic:
-                    given = param_values.get(param.name)
-                    value = (unknown(t, f"kernel parameter {param.name} (give -D {param.name}=VALUE)")
-                             if given is None else constant(t, given))
+                    scope[param.name] = Variable(param.name, t, self._scalar_argument(param.name, t, param_values))
+                elif t.kind == "struct":  # a struct passed by value: fields from -D A.width=...
+                    value = self._struct_argument(param.name, t, param_values, param)
                     scope[param.name] = Variable(param.name, t, value)
                 else:
                     raise Failure(param, f"unsupported construct: kernel parameter of type {t}")
         finally:
             self.frames.pop()
         return scope
+
+    def _scalar_argument(self, name: str, t: CType, param_values: dict[str, int | float | None]) -> Scalar:
+        """A scalar kernel argument (or a struct argument's field ``A.width``): the given value,
+        else a value bankism does not know, saying how to give it."""
+        given = param_values.get(name)
+        if given is None:
+            return unknown(t, f"kernel parameter {name} (give -D {name}=VALUE)")
+        return constant(t, given)
+
+    def _struct_argument(self, name: str, t: CType, param_values: dict[str, int | float | None],
+                         node: S.Node) -> Struct:
+        """A struct kernel argument: pointer fields point to global matrices named
+        ``A.elements``, scalar fields take ``-D A.width=VALUE`` (else are not known)."""
+        fields: dict[str, object] = {}
+        for field_name, ft, _ in t.fields:
+            path = f"{name}.{field_name}"
+            if ft.kind == "struct":
+                fields[field_name] = self._struct_argument(path, ft, param_values, node)
+            elif ft.kind == "ptr":
+                matrix = GlobalMatrix(path, ft.elem, len(self.matrices))
+                self.matrices.append(matrix)
+                fields[field_name] = Pointer(ft, matrix, np.int64(0))
+            elif ft.is_arithmetic:
+                fields[field_name] = self._scalar_argument(path, ft, param_values)
+            elif ft.kind == "vec":
+                fields[field_name] = Vector(ft, [unknown(ft.elem, f"kernel parameter {path}")
+                                                 for _ in range(ft.count)])
+            elif ft.kind == "array" and ft.scalar.is_arithmetic:
+                fields[field_name] = LocalArray(path, ft, self.threads)
+            else:
+                raise Failure(node, f"unsupported construct: kernel parameter {name} holds a {ft}")
+        return Struct(t, fields)
 
     def _file_scope(self, mask: Mask) -> None:
         """File-scope names a kernel may use: const/constexpr numbers (evaluated here; ones
