@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from bankism.arch import LANES, window_base
 from bankism.errors import BankismError
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
@@ -33,12 +34,7 @@ from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.expressions import Expressions
 from bankism.explain.simt.kernel_scope import KernelScope
 from bankism.explain.simt.lvalues import Lvalues
-from bankism.explain.simt.memory import (
-    GlobalMatrix,
-    SharedStore,
-    SharedVariable,
-    window_base,
-)
+from bankism.explain.simt.memory import GlobalMatrix, SharedStore, SharedVariable
 from bankism.explain.simt.recording import Recorder, SourceSite
 from bankism.explain.simt.records import Records, member_path
 from bankism.explain.simt.references import References
@@ -173,7 +169,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
             "blockIdx": uniform(index),
             "blockDim": uniform(block),
             "gridDim": uniform(grid),
-            "warpSize": constant(C.INT, 32),
+            "warpSize": constant(C.INT, LANES),
         }
 
     # --- scopes -----------------------------------------------------------------------------

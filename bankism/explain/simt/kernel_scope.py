@@ -65,7 +65,8 @@ class KernelScope:
                     self.matrices.append(matrix)
                     scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
                 elif t.is_arithmetic:
-                    scope[param.name] = Variable(param.name, t, self._scalar_argument(param.name, t, param_values))
+                    value = self._scalar_argument(param.name, t, param_values)
+                    scope[param.name] = Variable(param.name, t, value)
                 elif t.kind == "struct":  # a struct passed by value: fields from -D A.width=...
                     value = self._struct_argument(param.name, t, param_values, param)
                     scope[param.name] = Variable(param.name, t, value)
@@ -138,6 +139,16 @@ class KernelScope:
                 self.globals[item.name] = GlobalArray(matrix, t)
             elif item.type.const and item.init is not None and is_constant_expression(item.init):
                 self._declare_local(item, mask)
+        except Failure:
+            return
+
+    def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
+        """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""
+        for item in stmt.items:
+            if not (item.type.const and item.init is not None and is_constant_expression(item.init)):
+                return
+        try:
+            self._decl(stmt, mask)
         except Failure:
             return
 

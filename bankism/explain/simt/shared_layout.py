@@ -1,20 +1,23 @@
-"""Where a kernel's __shared__ arrays go before any thread runs: its own static arrays in
-declaration order, the file-scope and __device__-function arrays it uses placed around them as
-nvcc places them (placement.py), and the extern (dynamic) array after them (memory.py has the
-measured rules)."""
+"""Where the SIMT machine puts a block's __shared__ arrays before any thread runs: the static arrays
+the kernel uses (nvcc drops unused ones) in nvcc's order, around them the file-scope and
+__device__-function ones (``placement``), and the extern array at the dynamic shared memory.
+A mixin of ``interpreter.Machine``."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bankism.arch import get_arch
+from bankism.arch import get_arch, window_base
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame
 from bankism.explain.simt.ctype import CType
-from bankism.explain.simt.kernel_scope import is_constant_expression
-from bankism.explain.simt.memory import SharedVariable, dynamic_base, layout_static, window_base
+from bankism.explain.simt.memory import (
+    SharedVariable,
+    dynamic_base,
+    layout_static,
+)
 from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.values import Failure, Mask
 
@@ -31,7 +34,7 @@ def check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filenam
 
 
 class SharedLayout:
-    """Placement of the block's shared arrays (a mixin of ``Machine``)."""
+    """The layout of the block's shared arrays (a mixin of ``Machine``)."""
 
     def _plan_shared(self) -> None:
         """Lay out the static __shared__ arrays the kernel uses (nvcc drops unused ones) and
@@ -142,13 +145,3 @@ class SharedLayout:
         if hasattr(self, "store"):
             self.store.grow(region.base + region.size)
         return region
-
-    def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
-        """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""
-        for item in stmt.items:
-            if not (item.type.const and item.init is not None and is_constant_expression(item.init)):
-                return
-        try:
-            self._decl(stmt, mask)
-        except Failure:
-            return
