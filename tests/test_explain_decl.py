@@ -252,3 +252,54 @@ def test_the_command_line_takes_fields_of_struct_parameters():
     assert ran.returncode == 2 and one_line_error(ran) == "error: -D A.width=wide: not a number"
     ran = run_cli("explain", path, "--kernel", "tiledProduct", "-U", "A.width")
     assert ran.returncode == 2 and "expected a macro NAME" in one_line_error(ran)
+
+
+PLACEMENT = ROOT / "traces" / "shared_placement"
+
+
+def test_template_helpers_arrays_are_placed_where_the_h100_put_them():
+    """traces/shared_placement/template_placement.txt: the offsets template_probe.cu printed on
+    the H100 (partOf<T>'s static array per instantiation, a plain helper's, the kernels' own)."""
+    measured = {}
+    for line in (PLACEMENT / "template_placement.txt").read_text().splitlines():
+        if line.startswith("k") and "=" in line:
+            kernel, *pairs = line.split()
+            measured[kernel] = {name: int(offset) for name, offset in (p.split("=") for p in pairs)}
+    assert set(measured) == {"k1", "k2", "k3"}
+    for kernel, offsets in measured.items():
+        report = run(PLACEMENT / "template_probe.cu", kernel=kernel)
+        got = {a["name"].replace("partOf", "part").replace("::part", ""): a["base_offset"]
+               for a in report["shared_arrays"]}
+        assert got == offsets, kernel
+
+
+def test_block_reductions_with_a_static_array_per_instantiation():
+    path = DECL / "block_reduce.cu"
+    report = run(path, kernel="normalize")
+    # own scale[2]; blockSum<double> only here (moved into the kernel, after its own arrays);
+    # blockSum<float> also in rowSum (module scope, after): the order the PTX of this file has
+    offsets = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+    assert offsets == {"scale": BASE, "blockSum<double>::partial": BASE + 8,
+                       "blockSum<float>::partial": BASE + 8 + 256}
+    warps = range(8)
+    lane0 = np.zeros((1, 32), bool)
+    lane0[0, 0] = True
+    for t, base, width, calls in (("float", BASE + 264, 4, 23), ("double", BASE + 8, 8, 24)):
+        stores = [s for s in report["sites"] if s["line"] == 14 and s["call_stack"][0]["line"] == calls]
+        assert len(stores) == 1 and stores[0]["shared_array"] == f"blockSum<{t}>::partial"
+        check_site(stores[0], {w: np.array([[base + width * w] + [0] * 31]) for w in warps}, width, "store",
+                   {w: lane0 for w in warps})
+        loads = [s for s in report["sites"] if s["line"] == 16 and s["call_stack"][0]["line"] == calls]
+        first = np.zeros((1, 32), bool)
+        first[0, :8] = True  # threadIdx.x < blockDim.x / 32
+        check_site(loads[0], {0: np.array([[base + width * i for i in range(8)] + [0] * 24])}, width, "load",
+                   {0: first})
+    # anySum<double> (a deduced blockSum(T)) makes blockSum<double> shared with another kernel or
+    # not, depending on its T: the two layouts differ, so the arrays are refused, in one line
+    unknown_place = (r"block_reduce.cu:11: unsupported construct: where nvcc places the static __shared__ "
+                     r"array partial of blockSum is not known")
+    with pytest.raises(BankismError, match=unknown_place):
+        run(path, kernel="normalize", defines={"WITH_ANY": "1"})
+    report = run(path, kernel="rowSum", defines={"WITH_ANY": "1"})  # its one array goes first either way
+    placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
+    assert placed == [("blockSum<float>::partial", BASE)]

@@ -157,10 +157,13 @@ def test_file_scope_and_helper_arrays_sites():
     check_site(site(report, 15, "common", "load"), rotated, 4, "load")
 
 
-def test_a_static_shared_array_in_a_template_helper_is_refused_in_one_line():
-    with pytest.raises(BankismError, match=r"outer_shared.cu:28: unsupported construct: .*template function "
-                                           r"\(perInstance\)"):
-        run(REACH / "outer_shared.cu", kernel="templated")
+def test_a_static_shared_array_in_a_template_helper_is_one_array_per_instantiation():
+    report = run(REACH / "outer_shared.cu", kernel="templated")
+    placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
+    assert placed == [("perInstance<8>::cell", BASE)]
+    lane = np.arange(32)
+    rows = {w: np.array([BASE + 4 * ((32 * w + lane) % 8)]) for w in range(2)}
+    check_site(site(report, 29, "perInstance<8>::cell", "store"), rows, 4, "store")
 
 
 def test_a_null_test_that_guards_only_per_thread_work_does_not_refuse():

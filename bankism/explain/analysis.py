@@ -17,6 +17,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
+from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.values import Scalar
 
@@ -52,11 +53,17 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     recorder = Recorder()
     captured: list[Snapshot] = []
     machines = []
+    instances, ran = None, None
+    if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
+        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
+        scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
+        scout.run()
+        instances, ran = scout.discovered, scout.owner_calls
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
-                          lambda m: captured.append(_capture(m, options.arch)))
+                          lambda m: captured.append(_capture(m, options.arch)), instances, ran)
         machine.run()
         machines.append(machine)
         if request is not None and not machine.snapshot_taken:

@@ -188,6 +188,7 @@ class Calls:
                 scope[param.name] = Variable(param.name, ptype, value)
             finally:
                 self.frames.pop()
+        self.note_call(function, expr)
         self.frames.append(frame)
         self.call_stack.append((function.name, expr))
         try:

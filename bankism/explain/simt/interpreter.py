@@ -42,6 +42,7 @@ from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
 from bankism.explain.simt.struct_copy import StructCopies
 from bankism.explain.simt.structs import Structs
+from bankism.explain.simt.template_shared import Instance, TemplateShared
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -60,7 +61,7 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 
 
 class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, StructCopies,
-              KernelScope, SharedLayout, InlinePtx, Control):
+              KernelScope, SharedLayout, TemplateShared, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -68,8 +69,13 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
     def __init__(self, program, kernel: S.Function, context: BlockContext,  # noqa: ANN001
                  template_values: dict[str, object], param_values: dict[str, int | float | None],
                  recorder: Recorder, snapshot: SnapshotRequest | None = None,
-                 on_snapshot: Callable[[Machine], None] | None = None) -> None:
+                 on_snapshot: Callable[[Machine], None] | None = None,
+                 instances: list[Instance] | None = None, ran_calls: set[int] | None = None) -> None:
         self.program = program
+        #: The instantiations of template functions with static shared arrays the kernel makes
+        #: and the calls of them that ran, from a discovery run (None: this is one).
+        self.instances = instances
+        self.ran_calls = ran_calls or set()
         self.kernel = kernel
         self.context = context
         self.recorder = recorder

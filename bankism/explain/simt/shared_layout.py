@@ -19,6 +19,7 @@ from bankism.explain.simt.memory import (
     layout_static,
 )
 from bankism.explain.simt.placement import plan_outer
+from bankism.explain.simt.template_shared import InstanceItem
 from bankism.explain.simt.values import Failure, Mask
 
 
@@ -75,6 +76,9 @@ class SharedLayout:
         start = window_base(self.context.arch)
         placed, end = layout_static([(item.name, t, item.line, align) for item, t, align in static], start)
         for (item, _, _), region in zip(static, placed, strict=True):
+            if isinstance(item, InstanceItem):  # a template function's array, one instantiation's
+                self.instance_regions[(id(item.item), item.key)] = region
+                continue
             self.shared[id(item)] = region
             if item.name in self._file_shared and self._file_shared[item.name] is item:
                 self.globals[item.name] = region
@@ -117,10 +121,22 @@ class SharedLayout:
                     self._deferred[id(item)] = failure
             return out
 
+        local, module, unsure = self.templated_entries(plan.templated, plan.after, full)
+        after = []
+        for outer in plan.after:
+            if id(outer.item) not in unsure:
+                after.append(outer)
+                continue
+            why = Failure(outer.item, f"unsupported construct: where nvcc places {outer.item.name} depends "
+                                      "on the instantiations of template functions with static __shared__ "
+                                      "arrays before it, which are not known")
+            if outer.owner is None:
+                raise why
+            self._deferred[id(outer.item)] = why
         idle = np.zeros(self.threads, bool)
         self.frames.append(Frame(self.kernel, [dict(self.bindings), {}], idle, C.VOID))
         try:
-            return entries(plan.before) + own + entries(plan.after)
+            return entries(plan.before) + own + local + entries(after) + module
         finally:
             self.frames.pop()
 

@@ -181,6 +181,10 @@ class Statements:
             raise Failure(item, "a __shared__ variable cannot have an initializer")
         if id(item) in self._deferred:
             raise self._deferred[id(item)]
+        templated = self.templated_region(item)  # a template function's array: this instantiation's
+        if templated is not None:
+            self.declare(item.name, templated)
+            return
         region = self.shared.get(id(item))
         if region is None and id(item) in self._unused_shared:
             return
