@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,10 +35,11 @@ METRICS = ("instructions", "wavefronts", "conflicts")
 
 
 @dataclass(frozen=True)
-class Counters:
+class Counters(Mapping[str, float]):
     """The three counts of one ncu counter class in one launch: recorded, predicted or measured.
 
-    ``counters["wavefronts"]`` reads a metric by its name (``METRICS``), as ncu's tables name them.
+    Also a read-only mapping from the metric names (``METRICS``) to the counts, as ncu's tables name
+    them: ``counters["wavefronts"]``, for readers that take any such mapping (``bankism.timing``).
     """
 
     instructions: float = 0
@@ -50,9 +51,11 @@ class Counters:
             raise KeyError(metric)
         return getattr(self, metric)
 
-    def values(self) -> tuple[float, float, float]:
-        """The counts in ``METRICS`` order."""
-        return self.instructions, self.wavefronts, self.conflicts
+    def __iter__(self) -> Iterator[str]:
+        return iter(METRICS)
+
+    def __len__(self) -> int:
+        return len(METRICS)
 
     def scaled(self, factor: float) -> Counters:
         """Every count times ``factor`` (recorded blocks to the whole launch)."""
@@ -60,10 +63,10 @@ class Counters:
 
     def rounded(self) -> dict[str, int]:
         """The JSON of a prediction: whole counts."""
-        return {metric: round(value) for metric, value in zip(METRICS, self.values(), strict=True)}
+        return {metric: round(value) for metric, value in self.items()}
 
     def to_json(self) -> dict[str, float]:
-        return dict(zip(METRICS, self.values(), strict=True))
+        return dict(self.items())
 
 
 #: Per ncu class (ld, st, atom, ldgsts): its counts.
