@@ -152,7 +152,7 @@ def _combine(machine, group: Group, value: Scalar, ufunc: np.ufunc, mask: Mask) 
     return Scalar(value.type, result[segment], known_out, None, value.taint)
 
 
-def _rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
+def group_rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
     tid = machine.lanes
     if group.kind == "block":
         return tid
@@ -243,7 +243,7 @@ def group_method(machine, group: Group, expr: S.MethodCall, mask: Mask) -> Value
     if name == "thread_rank":
         return Scalar(
             C.UINT if group.kind != "grid" else C.ULLONG,
-            _rank(machine, group).astype(np.uint32 if group.kind != "grid" else np.uint64),
+            group_rank(machine, group).astype(np.uint32 if group.kind != "grid" else np.uint64),
         )
     if name in ("size", "num_threads"):
         if group.kind == "coalesced":

@@ -396,9 +396,9 @@ class InlinePtx:
         if len(stmt.operands) < 3:
             raise Failure(stmt, f"unsupported construct: `{stmt.text}`")
         dst, src, size = stmt.operands[:3]
-        if size.kind != "imm" or size.value not in (4, 8, 16):
+        width = self._immediate(size, state, stmt, mask)
+        if width not in (4, 8, 16):
             raise Failure(stmt, f"{stmt.opcode}: the copy size must be 4, 8 or 16")
-        width = int(size.value)
         addresses, region = self._shared_lanes(dst, state, stmt, mask, width, "ldgsts")
         self._record_ptx(stmt, "ldgsts", _access_type(C.UCHAR, width), region, addresses, mask)
         source = self._read(Operand("reg", src.name), state, stmt, mask) if src.kind == "addr" and src.name \
@@ -410,6 +410,19 @@ class InlinePtx:
             if all_known(given.known, mask):
                 filled = per_thread(np.asarray(given.data, np.int64), self.threads)
         self._copy_in(addresses, width, source, src.offset if src.kind == "addr" else 0, filled, mask)
+
+    def _immediate(self, operand: Operand, state: _State, stmt: PtxStatement, mask: Mask) -> int | None:
+        """An operand PTX wants as an immediate: a literal, or an ``"n"`` (or other) operand whose
+        value is known and the same in every running thread (a template constant); else None."""
+        if operand.kind == "imm":
+            return int(operand.value) if isinstance(operand.value, int) else None
+        if operand.kind != "reg":
+            return None
+        value = self._read(operand, state, stmt, mask)
+        if not isinstance(value, Scalar) or not all_known(value.known, mask):
+            return None
+        data = per_thread(np.asarray(value.data, np.int64), self.threads)[mask.arr]
+        return int(data[0]) if data.size and (data == data[0]).all() else None
 
     def _copy_in(self, addresses: np.ndarray, width: int, source: Value | None, offset: int,
                  filled: np.ndarray, mask: Mask) -> None:

@@ -15,10 +15,10 @@ import numpy as np
 
 from bankism.arch import get_arch
 from bankism.errors import BankismError
+from bankism.explain.cuda import async_copy, wmma  # noqa: F401 (their built-ins and object types)
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx
-from bankism.explain.cuda.wmma import fragment_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import (
@@ -29,6 +29,7 @@ from bankism.explain.simt.bindings import (
     SnapshotRequest,
     TypeAlias,
     Variable,
+    object_type,
 )
 from bankism.explain.simt.calls import Calls
 from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
@@ -488,7 +489,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
             return init.type
         if base in C.GROUP_TYPES:
             return C.GROUP
-        t = C.lookup(base) or fragment_type(base)
+        t = C.lookup(base) or object_type(self, type_name)
         if t is not None:
             return t
         if base in self.program.structs:

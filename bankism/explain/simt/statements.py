@@ -11,7 +11,7 @@ import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
-from bankism.explain.simt.bindings import LoopState, TypeAlias, Variable
+from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray, TypeAlias, Variable
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, local_store
 from bankism.explain.simt.repeat import counted_loop, run_repeating
@@ -211,6 +211,9 @@ class Statements:
             init_value = self.eval(item.init, mask)
         t = self.resolve_type(item.type, mask, init_value)
         if t.kind == "array":
+            if t.scalar.kind in OBJECT_MEMBERS and item.init is None:
+                self.declare(item.name, Variable(item.name, t, ObjectArray(item.name, t)))
+                return
             if t.scalar.kind not in ("int", "float", "bool"):
                 raise Failure(item, f"unsupported construct: local array of {t.scalar}")
             array = LocalArray(item.name, t, self.threads)
