@@ -283,15 +283,20 @@ class InlinePtx:
     # --- shared-memory instructions ------------------------------------------------------
 
     def _shared_lanes(self, operand: Operand, state: _State, stmt: PtxStatement, mask: Mask, width: int,
-                      op: str, check: np.ndarray | None = None) -> tuple[np.ndarray, SharedVariable]:
+                      op: str, check: np.ndarray | None = None,
+                      generic: bool = False) -> tuple[np.ndarray, SharedVariable]:
         """Per-thread shared-window addresses of an ``[addr]`` operand, checked against the
-        shared arrays (bounds, alignment) in the running threads (``check``: lanes to check)."""
+        shared arrays (bounds, alignment) in the running threads (``check``: lanes to check);
+        ``generic``: the instruction has no state space, so a generic pointer into a
+        ``__shared__`` array is its place in the window."""
         if operand.kind != "addr":
             raise Failure(stmt, f"unsupported construct: `{stmt.text}`: expected a [address] operand")
         if operand.name:
             base = self._read(Operand("reg", operand.name), state, stmt, mask)
         else:
             base = constant(C.ULONG, operand.value)
+        if isinstance(base, Pointer) and generic:
+            base = shared_address(base, C.ULONG, stmt)
         if isinstance(base, Pointer):
             raise Failure(stmt, f"{stmt.opcode} takes a shared-window address, not a generic pointer: "
                                 "convert it with __cvta_generic_to_shared() or cvta.to.shared")
@@ -378,13 +383,15 @@ class InlinePtx:
 
     def _matrix(self, stmt: PtxStatement, parts: list[str], state: _State, mask: Mask) -> None:
         number = next((int(p[1:]) for p in parts if p in ("x1", "x2", "x4")), None)
-        if number is None or "m8n8" not in parts or parts[-1] != "b16" or _space(parts) != "shared":
+        space = _space(parts)
+        if number is None or "m8n8" not in parts or parts[-1] != "b16" or space not in ("shared", "generic"):
             raise Failure(stmt, f"unsupported construct: PTX instruction {stmt.opcode} (explain models the "
-                                ".m8n8 .x1/.x2/.x4 .shared .b16 forms)")
+                                ".m8n8 .x1/.x2/.x4 .b16 forms on shared memory)")
         load = parts[0] == "ldmatrix"
         registers, address = _two(stmt) if load else _two(stmt)[::-1]
         used = (self.lanes % 32) < 8 * number
-        addresses, region = self._shared_lanes(address, state, stmt, mask, 16, parts[0], used)
+        addresses, region = self._shared_lanes(address, state, stmt, mask, 16, parts[0], used,
+                                               generic=space == "generic")
         self._record_ptx(stmt, parts[0], C.VECTORS["uint4"], region, addresses, mask, matrices=number)
         if load:
             self._unknown_into(registers, state, stmt, mask, C.UINT,

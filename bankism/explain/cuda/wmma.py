@@ -67,12 +67,19 @@ def _make(spec: FragmentSpec) -> FragmentType:
     return FragmentType(name, "wmma", 0, 1, None, False, 0, None, 1, spec=spec)
 
 
+def tag_type(text: str) -> CType | None:
+    """The WMMA tag type spelled ``text`` (``wmma::row_major``, ``nvcuda::wmma::matrix_a``), else None:
+    a kernel's template argument may be one."""
+    name = "".join(text.split()).split("wmma::")[-1]
+    return CType(name, "wmma_tag") if name in _TAGS else None
+
+
 def fragment_type(machine, type_name: S.TypeName) -> CType | None:  # noqa: ANN001
     """The type ``wmma::fragment<use, m, n, k, T[, layout]>`` denotes (its arguments may be
     template parameters or constants), a WMMA tag type (``wmma::row_major``), else None."""
     base = type_name.base
     if base in _TAGS and not type_name.args:
-        return CType(base, "wmma_tag")
+        return tag_type(base)
     if base != "fragment" or type_name.args is None or not (type_name.scope.endswith("wmma") or
                                                            base not in machine.program.structs):
         return None

@@ -44,6 +44,7 @@ from bankism.explain.simt.memory import (
     layout_static,
     window_base,
 )
+from bankism.explain.simt.phases import Phases
 from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder, SourceSite
 from bankism.explain.simt.statements import Statements
@@ -78,7 +79,7 @@ def _check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filena
             "shared memory")
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Control):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Control, Phases):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -486,7 +487,10 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
-            return init.type
+            t = init.type
+            for _ in range(type_name.pointers):  # auto* p = &x: auto is x's type
+                t = t.elem if t.kind == "ptr" else t
+            return t
         if base in C.GROUP_TYPES:
             return C.GROUP
         t = C.lookup(base) or object_type(self, type_name)

@@ -14,6 +14,7 @@ from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray, TypeAlias, Variable
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, local_store
+from bankism.explain.simt.phases import barrier_phases
 from bankism.explain.simt.repeat import counted_loop, run_repeating
 from bankism.explain.simt.values import (
     Failure,
@@ -262,6 +263,10 @@ class Statements:
         return self._branches(stmt, mask & condition, mask & np.logical_not(condition))
 
     def _branches(self, stmt: S.If, then_mask: Mask, else_mask: Mask) -> Mask:
+        if stmt.otherwise is not None and not then_mask.none and not else_mask.none:
+            phases = barrier_phases(stmt)
+            if phases is not None:
+                return self.run_phases(stmt, phases, then_mask, else_mask)
         out_then = self.exec(stmt.then, then_mask) if not then_mask.none else then_mask
         if stmt.otherwise is not None and not else_mask.none:
             out_else = self.exec(stmt.otherwise, else_mask)

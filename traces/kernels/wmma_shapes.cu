@@ -79,10 +79,11 @@ __global__ void wmma_shapes(const float* ones, float* out, double* dout)
     wmma::fill_fragment(h8, __float2half(0.0f));
     wmma::mma_sync(h8, a8_row, b8_col, h8);
     wmma::store_matrix_sync(&Ch[warp][0][0], h8, 32 + PAD, wmma::mem_row_major);
-    __syncwarp();
-    wmma::load_matrix_sync(h8, &Ch[warp][0][0], 32 + PAD, wmma::mem_col_major);
-    wmma::mma_sync(h8, a8_col, b8_row, h8);
     wmma::store_matrix_sync(&Ch2[warp][0][0], h8, 8 + PAD, wmma::mem_col_major);
+    __syncwarp();
+    wmma::load_matrix_sync(h8, &Ch2[warp][0][0], 8 + PAD, wmma::mem_col_major);
+    wmma::mma_sync(h8, a8_col, b8_row, h8);
+    wmma::store_matrix_sync(&Ch[warp][0][0], h8, 32 + PAD, wmma::mem_row_major);
 
     // m16n16k16, bf16 (generic loads)
     wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> bfa_row;
@@ -136,7 +137,7 @@ __global__ void wmma_shapes(const float* ones, float* out, double* dout)
     wmma::store_matrix_sync(&Dc2[warp][0][0], dc, 8 + 2, wmma::mem_col_major);
     __syncthreads();
 
-    // every element written: Cf 16, Ct 32, Ch 16, Ch2 32, Bc 32, Ta 8, Ta2 16, Dc 4, Dc2 8
+    // every element written: Cf 16, Ct 32, Ch 32, Ch2 16, Bc 32, Ta 8, Ta2 16, Dc 4, Dc2 8
     for (int i = threadIdx.x; i < WARPS * 256; i += blockDim.x) {
         const int w = i / 256, r = i / 16 % 16, c = i % 16;
         out[0 * WARPS * 256 + i] = Cf[w][r * 2 + c / 8][c % 8];
@@ -168,10 +169,22 @@ int main()
     cudaError_t error = cudaDeviceSynchronize();
     cudaMemcpy(out.data(), d_out, n_out * 4, cudaMemcpyDeviceToHost);
     cudaMemcpy(dout.data(), d_dout, n_dout * 8, cudaMemcpyDeviceToHost);
-    const float expected[7] = {16, 32, 16, 32, 32, 8, 16};
+    const float expected[7] = {16, 32, 32, 16, 32, 8, 16};
     int bad = 0;
-    for (int i = 0; i < n_out; ++i) bad += out[i] != expected[i / (WARPS * 256)];
-    for (int i = 0; i < n_dout; ++i) bad += dout[i] != (i < WARPS * 64 ? 4.0 : 8.0);
+    for (int region = 0; region < 7; ++region) {
+        int wrong = 0;
+        for (int i = region * WARPS * 256; i < (region + 1) * WARPS * 256; ++i)
+            if (out[i] != expected[region]) {
+                if (!wrong) printf("region %d: out[%d] = %g, expected %g\n", region, i, out[i], expected[region]);
+                ++wrong;
+            }
+        bad += wrong;
+    }
+    for (int i = 0; i < n_dout; ++i)
+        if (dout[i] != (i < WARPS * 64 ? 4.0 : 8.0)) {
+            if (bad < 1000) printf("dout[%d] = %g\n", i, dout[i]);
+            bad += 1000;
+        }
     printf("wmma_shapes: %s, %d wrong\n", cudaGetErrorString(error), bad);
     return bad == 0 && error == cudaSuccess ? 0 : 1;
 }
