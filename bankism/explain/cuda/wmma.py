@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.cuda.builtins import BUILTINS
 from bankism.explain.cuda.wmma_layouts import TF32, FragmentSpec, Unmodelled, plan
 from bankism.explain.frontend import syntax as S
@@ -211,7 +212,7 @@ def _shared(machine, expr: S.Call, mask: Mask, load: bool, variable: Variable, p
             ldm: int, instructions) -> None:  # noqa: ANN001
     region = pointer.region
     base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
-    lane = machine.lanes % 32
+    lane = machine.lanes % LANES
     for access in instructions.accesses:
         addresses = base + (access.rows[lane] * ldm + access.cols[lane]) * instructions.element
         op = access.op or ("load" if load else "store")

@@ -36,26 +36,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bankism.arch import LANES
+
 HALVES = ("half", "__half")
 BF16 = ("__nv_bfloat16", "nv_bfloat16", "bfloat16")
 TF32 = ("tf32", "precision::tf32", "wmma::precision::tf32")
 
 #: num_elements of each fragment (``__frag_base<T, N>`` in CUDA 13.0's crt/mma.h), keyed by
-#: (use, m, n, k, element family).
+#: (use, shape, element family).
 _ELEMENTS = {
-    ("matrix_a", 16, 16, 16, "half"): 16, ("matrix_b", 16, 16, 16, "half"): 16,
-    ("accumulator", 16, 16, 16, "half"): 8, ("accumulator", 16, 16, 16, "float"): 8,
-    ("matrix_a", 32, 8, 16, "half"): 16, ("matrix_b", 32, 8, 16, "half"): 16,
-    ("accumulator", 32, 8, 16, "half"): 8, ("accumulator", 32, 8, 16, "float"): 8,
-    ("matrix_a", 8, 32, 16, "half"): 16, ("matrix_b", 8, 32, 16, "half"): 16,
-    ("accumulator", 8, 32, 16, "half"): 8, ("accumulator", 8, 32, 16, "float"): 8,
-    ("matrix_a", 16, 16, 16, "bf16"): 8, ("matrix_b", 16, 16, 16, "bf16"): 8,
-    ("matrix_a", 32, 8, 16, "bf16"): 16, ("matrix_b", 32, 8, 16, "bf16"): 4,
-    ("matrix_a", 8, 32, 16, "bf16"): 4, ("matrix_b", 8, 32, 16, "bf16"): 16,
-    ("matrix_a", 16, 16, 8, "tf32"): 4, ("matrix_b", 16, 16, 8, "tf32"): 4,
-    ("accumulator", 16, 16, 8, "float"): 8,
-    ("matrix_a", 8, 8, 4, "double"): 1, ("matrix_b", 8, 8, 4, "double"): 1,
-    ("accumulator", 8, 8, 4, "double"): 2,
+    ("matrix_a", "m16n16k16", "half"): 16, ("matrix_b", "m16n16k16", "half"): 16,
+    ("accumulator", "m16n16k16", "half"): 8, ("accumulator", "m16n16k16", "float"): 8,
+    ("matrix_a", "m32n8k16", "half"): 16, ("matrix_b", "m32n8k16", "half"): 16,
+    ("accumulator", "m32n8k16", "half"): 8, ("accumulator", "m32n8k16", "float"): 8,
+    ("matrix_a", "m8n32k16", "half"): 16, ("matrix_b", "m8n32k16", "half"): 16,
+    ("accumulator", "m8n32k16", "half"): 8, ("accumulator", "m8n32k16", "float"): 8,
+    ("matrix_a", "m16n16k16", "bf16"): 8, ("matrix_b", "m16n16k16", "bf16"): 8,
+    ("matrix_a", "m32n8k16", "bf16"): 16, ("matrix_b", "m32n8k16", "bf16"): 4,
+    ("matrix_a", "m8n32k16", "bf16"): 4, ("matrix_b", "m8n32k16", "bf16"): 16,
+    ("matrix_a", "m16n16k8", "tf32"): 4, ("matrix_b", "m16n16k8", "tf32"): 4,
+    ("accumulator", "m16n16k8", "float"): 8,
+    ("matrix_a", "m8n8k4", "double"): 1, ("matrix_b", "m8n8k4", "double"): 1,
+    ("accumulator", "m8n8k4", "double"): 2,
 }
 
 
@@ -86,8 +88,12 @@ class FragmentSpec:
         return self.element
 
     @property
+    def shape(self) -> str:
+        return f"m{self.m}n{self.n}k{self.k}"
+
+    @property
     def num_elements(self) -> int | None:
-        return _ELEMENTS.get((self.use, self.m, self.n, self.k, self.family))
+        return _ELEMENTS.get((self.use, self.shape, self.family))
 
 
 @dataclass(frozen=True)
@@ -116,7 +122,9 @@ class Plan:
     sass: str
 
 
-_LANE = np.arange(32)
+_LANE = np.arange(LANES)
+#: m8n32k16 compiles as the transpose of m32n8k16 (SASS: the same instructions).
+TRANSPOSED = "m8n32k16"
 _G, _T = _LANE // 4, _LANE % 4
 
 
@@ -140,8 +148,8 @@ def _half_operand(spec: FragmentSpec) -> list[Access]:
     """LDSM instructions of a half operand: matrices go "down" the stored rows
     first when the tile is row-major (a: along M, b: along K), "across" when col-major."""
     m, n, use, layout = spec.m, spec.n, spec.use, spec.layout
-    if (m, n) == (8, 32):  # the transpose of m32n8k16: a <-> b, row <-> col
-        m, n = 32, 8
+    if spec.shape == TRANSPOSED:  # the transpose of m32n8k16: a <-> b, row <-> col
+        m, n = n, m
         use = "matrix_b" if use == "matrix_a" else "matrix_a"
         layout = "col_major" if layout == "row_major" else "row_major"
     down = layout == "row_major"
@@ -155,8 +163,8 @@ def _half_operand(spec: FragmentSpec) -> list[Access]:
 
 def _accumulator(spec: FragmentSpec, col_major: bool, generic: bool) -> list[Access]:
     m, n = spec.m, spec.n
-    if (m, n) == (8, 32):
-        m, n, col_major = 32, 8, not col_major
+    if spec.shape == TRANSPOSED:
+        m, n, col_major = n, m, not col_major
     c = 2 * _T
     if spec.family == "half":
         if col_major:
@@ -179,7 +187,7 @@ def _stored_shape(spec: FragmentSpec) -> tuple[int, int, bool]:
 def plan(spec: FragmentSpec, memory_layout: str) -> Plan:
     """The instructions of a load/store of ``spec`` (``memory_layout`` is ``mem_row_major`` or
     ``mem_col_major`` for an accumulator, else ignored)."""
-    shape, family = (spec.m, spec.n, spec.k), spec.family
+    family = spec.family
     if spec.num_elements is None:
         raise Unmodelled(f"WMMA fragment {spec.use} m{spec.m}n{spec.n}k{spec.k} of {spec.element} (explain "
                          "models half and bf16 m16n16k16/m32n8k16/m8n32k16, tf32 m16n16k8 and double m8n8k4)")
@@ -189,7 +197,7 @@ def plan(spec: FragmentSpec, memory_layout: str) -> Plan:
             if col_major:
                 return Plan([Access(8, 2 * _T + j, _G, generic=True) for j in (0, 1)], 8, "LD.E.64/ST.E.64")
             return Plan([Access(16, _G, 2 * _T, generic=True)], 8, "LD.E.128/ST.E.128")
-        generic = shape == (16, 16, 8)
+        generic = family == "float" and spec.shape == "m16n16k8"
         accesses = _accumulator(spec, col_major, generic)
         element = 2 if family == "half" else 4
         if generic:
