@@ -13,8 +13,10 @@ echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
 nvcc --version | tail -2
 ncu --version | tail -1
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-compile --no-cache-dir --find-links .carry/whl --target /tmp/site jsonschema
+if ! python3 -c 'import jsonschema' 2>/dev/null; then  # the wheels one by one, as hw/corpus/explain_run.sh
+  for w in .carry/whl/*.whl; do
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site "$w" 2>/dev/null
+  done
   export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
