@@ -278,3 +278,20 @@ def test_a_barrier_only_one_branch_reaches_is_still_refused(tmp_path):
                       "void r(float *o) { k<<<1, 64>>>(o); }\n")
     with pytest.raises(BankismError, match=":5: __syncthreads\\(\\) reached by only part of the block"):
         explain(source.read_text(), str(source), ExplainOptions())
+
+
+def test_the_launch_dynamic_size_may_use_sizeof_of_a_half(tmp_path):
+    """``sizeof(half)`` parses as sizeof of a parenthesized name: the host evaluator reads it as the
+    type (HGEMMs size their dynamic shared memory so)."""
+    source = tmp_path / "h.cu"
+    source.write_text("#include <cuda_fp16.h>\n"
+                      "__global__ void k(const half *a) { extern __shared__ half smem[];\n"
+                      "  smem[threadIdx.x * 40] = a[threadIdx.x]; }\n"
+                      "void run(const half *a, int algo) {\n  if (algo == 1) {\n"
+                      "    const int BM = 32, BK = 32;\n"
+                      "    unsigned int dsmem = BM * (BK + 8) * sizeof(half);\n"
+                      "    k<<<1, 32, dsmem>>>(a);\n  }\n}\n")
+    report = explain(source.read_text(), str(source), ExplainOptions())
+    assert report["launch"]["dynamic_shared_bytes"] == 32 * 40 * 2
+    # lane l writes half 40 l: word 20 l, bank 20 l % 32: lanes l and l + 8 collide (160 = 5 * 32), 4-way
+    assert counts(report, 3) == [(1, 4, 1, 3)]
