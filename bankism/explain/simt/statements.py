@@ -263,7 +263,8 @@ class Statements:
         return self._branches(stmt, mask & condition, mask & np.logical_not(condition))
 
     def _branches(self, stmt: S.If, then_mask: Mask, else_mask: Mask) -> Mask:
-        if stmt.otherwise is not None and not then_mask.none and not else_mask.none:
+        split = stmt.otherwise is not None and not then_mask.none and not else_mask.none
+        if split and self.unsure_lanes() is None:  # lanes that only maybe run take no barrier
             phases = barrier_phases(stmt)
             if phases is not None:
                 return self.run_phases(stmt, phases, then_mask, else_mask)
