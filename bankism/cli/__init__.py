@@ -62,7 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "ncu-import": (
         "capture_cmd",
-        "Read Nsight Compute's shared-memory counters from a CSV export into a trace.",
+        "Read Nsight Compute's shared-memory counters from a CSV export (or an .ncu-rep) into a trace.",
     ),
 }
 
