@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import html
 import itertools
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -192,6 +193,8 @@ def _heat_colour(value: float) -> str:
 
 def _number_text(value: object) -> str:
     if value is None:
+        return ""
+    if isinstance(value, float) and math.isnan(value):
         return "n/a"
     if isinstance(value, float) and not value.is_integer():
         return f"{value:,.1f}"
