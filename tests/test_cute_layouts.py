@@ -61,7 +61,8 @@ def test_the_issues_layout_evaluates_as_crd2idx():
 
 
 @pytest.mark.parametrize("text", ["(8,64):(64,1)", "((8,8),(8,8)):((64,8),(1,512))", "(4,(2,8)):(2,(1,16))",
-                                  "Sw<3,3,3> o _0 o (64,64):(64,1)", "Sw<2,2,4> o _8 o (16,(4,4)):(16,(1,4))"])
+                                  "Sw<3,3,3> o _0 o (64,64):(64,1)",
+                                  "Sw<2,2,4> o _8 o (16,(4,4)):(16,(1,4))"])
 def test_evaluation_agrees_with_pycute(text):
     pycute = pytest.importorskip("pycute", reason="pycute not installed (pip install 'bankism[cute]')")
     ours = lay(text)
@@ -74,8 +75,8 @@ def test_evaluation_agrees_with_pycute(text):
     assert as_layout(theirs) == ours  # a pycute object is accepted as it is
 
 
-@pytest.mark.parametrize("text, cotarget", [("(4,8):(1,4)", 128), ("(16,8):(8,1)", 512), ("(8,4):(4,64)", 1024),
-                                            ("(2,2):(2,8)", 64)])
+@pytest.mark.parametrize("text, cotarget", [("(4,8):(1,4)", 128), ("(16,8):(8,1)", 512),
+                                            ("(8,4):(4,64)", 1024), ("(2,2):(2,8)", 64)])
 def test_complement_agrees_with_pycute(text, cotarget):
     pycute = pytest.importorskip("pycute", reason="pycute not installed (pip install 'bankism[cute]')")
     ours = complement(lay(text), cotarget)
@@ -144,7 +145,8 @@ def test_cp_async_tiled_copy_places_16_bytes_per_thread():
     coords, per = copy.smem_coordinates(16)
     assert per == 8
     rows, cols = coords[:, 0, 0] % 16, coords[:, 0, 0] // 16
-    assert rows.tolist() == [t // 8 for t in range(128)] and cols.tolist() == [8 * (t % 8) for t in range(128)]
+    assert rows.tolist() == [t // 8 for t in range(128)]
+    assert cols.tolist() == [8 * (t % 8) for t in range(128)]
 
 
 @pytest.mark.parametrize("name, op, width", [("u32", "load", 4), ("u64", "load", 8), ("u128", "load", 16),
@@ -156,7 +158,8 @@ def test_universal_and_cp_async_atoms(name, op, width):
     assert atom.bits(atom.smem).mode(1)[0] == 8 * width
 
 
-@pytest.mark.parametrize("name", ["ldmatrix.x3", "cp.async.2", "UniversalCopy<float>", "SM80_CP_ASYNC_CACHEALWAYS<uint16_t>"])
+@pytest.mark.parametrize("name", ["ldmatrix.x3", "cp.async.2", "UniversalCopy<float>",
+                                  "SM80_CP_ASYNC_CACHEALWAYS<uint16_t>"])
 def test_unknown_atoms_are_refused(name):
     with pytest.raises(BankismError):
         copy_atom(name)
@@ -187,7 +190,8 @@ def test_the_swizzle_for_the_row_length_is_the_fix():
     2^(M+S) = the row length in elements (Sw<3,3,4> for 128 halves, Sw<3,3,3> for 64)."""
     wide = check_layout("Sw<3,3,3> o _0 o (128,32):(1,128)", "half", lds(B_TV, "ldmatrix.x4.trans"))
     best = wide.fixes()[0]
-    assert str(best.layout) == "Sw<3,3,4> o _0 o (128,32):(1,128)" and best.excess == 0 and best.extra_bytes == 0
+    assert str(best.layout) == "Sw<3,3,4> o _0 o (128,32):(1,128)"
+    assert best.excess == 0 and best.extra_bytes == 0
     narrow = check_layout("Sw<3,3,4> o _0 o (64,32):(1,64)", "half", lds(B_TV, "ldmatrix.x4.trans"))
     assert str(narrow.fixes()[0].layout) == "Sw<3,3,3> o _0 o (64,32):(1,64)"
 

@@ -21,7 +21,8 @@ CHROMIUM = os.environ.get("BANKISM_CHROMIUM") or shutil.which("chromium") or "/u
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="no browser test: playwright is not installed")
 if not Path(CHROMIUM).is_file():
-    pytest.skip(f"no browser test: no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
+    pytest.skip(f"no browser test: no Chromium at {CHROMIUM} (apt-get install chromium)",
+                allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
@@ -120,7 +121,8 @@ def test_layout_page_and_fixes_hold_the_json_numbers(page, tmp_path):
         for key in ("instructions", "wavefronts", "ideal", "conflicts"):
             assert number(row["cells"][key]) == site[key]
     pictures = drawn_pictures(page)
-    assert [p["wavefronts"] for p in pictures] == [8, 4]  # the .trans read's worst warp: 2 wavefronts per matrix
+    # the .trans read's worst warp: 2 wavefronts per matrix
+    assert [p["wavefronts"] for p in pictures] == [8, 4]
     assert pictures[0]["conflicts"] == 4 * 16  # 16 banks in each of 4 matrices serve a second word
     text = page.inner_text("body")
     assert "Sw<3,3,4> o _0 o (128,32):(1,128)" in text and data["fixes"][0]["layout"] in text

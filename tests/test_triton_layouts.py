@@ -20,8 +20,8 @@ from bankism.review.triton_shared import (
 )
 from bankism.review.ttgir import shared_tiles
 
-COLUMN_STRIPS = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"
-ROW_RUNS = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+COLUMN_STRIPS = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"  # noqa: E501
+ROW_RUNS = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"  # noqa: E501
 
 
 def swizzled(vec, per_phase, max_phase, order=(1, 0)):
@@ -79,26 +79,28 @@ def test_nvmma_tiles_the_columns_in_swizzle_wide_blocks():
 
 
 def test_ttgir_in_both_spellings():
-    for prefix in ("ttg", "triton_gpu"):
-        attribute = "swizzled_shared" if prefix == "ttg" else "shared"
-        text = f"""
-#blocked = #{prefix}.blocked<{{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}}>
-#mma = #{prefix}.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 8]}}>
-#shared = #{prefix}.{attribute}<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}}>
-  %0 = {prefix}.local_alloc : () -> !{prefix}.memdesc<2x64x64xf16, #shared, #smem, mutable>
-  {prefix}.local_store %1, %2 : tensor<64x64xf16, #blocked> -> !{prefix}.memdesc<64x64xf16, #shared, #smem, mutable>
-  %3 = {prefix}.local_load %2 : !{prefix}.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16, #{prefix}.dot_op<{{opIdx = 0, parent = #mma, kWidth = 2}}>>
-"""
+    for p in ("ttg", "triton_gpu"):
+        attribute = "swizzled_shared" if p == "ttg" else "shared"
+        memdesc = f"!{p}.memdesc<64x64xf16, #shared, #smem, mutable>"
+        dot = f"#{p}.dot_op<{{opIdx = 0, parent = #mma, kWidth = 2}}>"
+        text = "\n".join([
+            f"#blocked = {COLUMN_STRIPS.replace('#ttg.', f'#{p}.')}",
+            f"#mma = #{p}.nvidia_mma<{{versionMajor = 2, versionMinor = 0, warpsPerCTA = [4, 1]}}>",
+            f"#shared = #{p}.{attribute}<{{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}}>",
+            f"  %0 = {p}.local_alloc : () -> !{p}.memdesc<2x64x64xf16, #shared, #smem, mutable>",
+            f"  {p}.local_store %1, %2 : tensor<64x64xf16, #blocked> -> {memdesc}",
+            f"  %3 = {p}.local_load %2 : {memdesc} -> tensor<64x64xf16, {dot}>",
+        ])
         tiles = shared_tiles(text)
-        assert [(t.shape, t.dtype, str(t.encoding)) for t in tiles] == [
-            ((64, 64), "float16", "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>")]
+        expected = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+        assert [(t.shape, t.dtype, str(t.encoding)) for t in tiles] == [((64, 64), "float16", expected)]
         assert [a.op for a in tiles[0].accesses] == ["store", "ldmatrix"]
 
 
-@pytest.mark.parametrize("text", ["#ttg.swizzled_shared<{vec = 3, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+@pytest.mark.parametrize("text", ["#ttg.swizzled_shared<{vec = 3, perPhase = 1, maxPhase = 8, order = [1, 0]}>",  # noqa: E501
                                   "#ttg.swizzled_shared<{vec = 8, perPhase = 1, order = [1, 0]}>",
                                   "#ttg.nvmma_shared<{swizzlingByteWidth = 96, transposed = false}>",
-                                  "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",
+                                  "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 4], warpsPerCTA = [4, 1], order = [1, 0]}>",  # noqa: E501
                                   "nothing here"])
 def test_bad_encodings_are_refused(text):
     with pytest.raises(BankismError):

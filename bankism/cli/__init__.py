@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "layout": (
         "layout_cmd",
-        "Bank conflicts of a CuTe layout under its tiled copies, or of a Triton shared encoding, and the fix.",
+        "Bank conflicts of a CuTe layout under its tiled copies, or of a Triton shared encoding; the fix.",
     ),
     "advise": (
         "advise_cmd",

@@ -306,7 +306,7 @@ def register(app: typer.Typer) -> None:
     @app.command("ncu-import")
     def ncu_import_command(
         report: Annotated[Path, typer.Argument(
-            help="An `ncu --csv` export (raw page or details page), or an .ncu-rep report (needs bankism[ncu]).")],
+            help="An `ncu --csv` export (raw or details page), or an .ncu-rep report (needs bankism[ncu]).")],
         into: Annotated[
             Path | None, typer.Option(help="Trace whose matching launches get the counters.")
         ] = None,

@@ -25,13 +25,14 @@ def parse_copy(spec: str) -> Any:
     copy) as a TiledCopy."""
     from bankism.review.cute_copy import copy_atom, make_tiled_copy, tiled_copy
 
-    parts = re.split(r"\s+(?=(?:%s)=)" % "|".join(_KEYS), spec.strip())
+    parts = re.split(r"\s+(?=(?:{})=)".format("|".join(_KEYS)), spec.strip())
     atom_name, options = parts[0].strip(), {}
     for part in parts[1:]:
         key, _, value = part.partition("=")
         options[key.strip()] = value.strip()
     if not atom_name:
-        raise BankismError(f"--copy {spec!r}: expected 'ATOM tv=LAYOUT tile=M,N' or 'ATOM thr=LAYOUT val=LAYOUT'")
+        raise BankismError(f"--copy {spec!r}: expected 'ATOM tv=LAYOUT tile=M,N' or "
+                           "'ATOM thr=LAYOUT val=LAYOUT'")
     atom = copy_atom(atom_name, options.get("side"))
     if "tv" in options:
         if "tile" not in options:
@@ -86,7 +87,8 @@ def register(app: typer.Typer) -> None:
             help="A CuTe layout as CuTe prints it, e.g. 'Sw<3,3,3> o _0 o (64,64):(64,1)'.")] = None,
         dtype: Annotated[str, typer.Option(help="Element type: half, float, bf16, int8, ...")] = "half",
         copy: Annotated[list[str] | None, typer.Option(
-            help="A tiled copy: 'ATOM tv=LAYOUT tile=M,N' or 'ATOM thr=LAYOUT val=LAYOUT' (repeatable).")] = None,
+            help="A tiled copy: 'ATOM tv=LAYOUT tile=M,N' or 'ATOM thr=LAYOUT val=LAYOUT' (repeatable).",
+        )] = None,
         triton: Annotated[str | None, typer.Option(
             help="A Triton shared encoding: '#ttg.swizzled_shared<{vec=..., perPhase=..., maxPhase=..., "
                  "order=[1, 0]}>' or '#ttg.nvmma_shared<{...}>'.")] = None,
@@ -137,8 +139,8 @@ def _run(layout, dtype, copies, triton, shape, blocked, no_dot, ttgir, name, lim
         result = check_layout(layout, dtype, [parse_copy(c) for c in copies], name, arch)
         found = result.fixes(limit) if limit else []
         data = {"kind": "cute", **result.to_dict(), "fixes": [_fix_json(f) for f in found]}
-        title = (f"{result.array.cuda_type} {name}: {result.layout} ({result.layout.cosize() * result.array.itemsize}"
-                 " bytes)")
+        span = result.layout.cosize() * result.array.itemsize
+        title = f"{result.array.cuda_type} {name}: {result.layout} ({span} bytes)"
         return [{"title": title, "report": result.report, "fixes": found, "json": data,
                  "fix_label": "layouts that fix it (CuTe notation)"}]
     from bankism.review.triton_shared import Blocked, SharedEncoding, check_encoding, parse_encoding
@@ -195,7 +197,8 @@ def _run_ttgir(path: str, limit: int, arch: str) -> list[dict]:
             continue
         result = check_encoding(tile.shape, tile.dtype, tile.encoding, tile.accesses, arch=arch,
                                 name=tile.encoding_name.lstrip("#"))
-        entry = _encoding_entry(result, limit, f"{tile.encoding_name} (lines {tile.lines[0]}-{tile.lines[-1]}): ")
+        where = f"{tile.encoding_name} (lines {tile.lines[0]}-{tile.lines[-1]}): "
+        entry = _encoding_entry(result, limit, where)
         entry["json"]["not_modelled"] = tile.not_modelled
         entries.append(entry)
     if not entries:

@@ -36,17 +36,19 @@ def analyze_page(report: Any, arch: str) -> Page:
             if worst_site is not None and worst_site.worst is not None and not worst_site.unmodelled:
                 result = simulate_worst(worst_site, arch)
                 w = worst_site.worst
-                caption = (f"{_place(first)} {line.op}: site {worst_site.id} ({worst_site.site.sass or worst_site.site.op}),"
-                           f" worst of {worst_site.executions:,} executions: block {tuple(w.block)}, warp {w.warp}")
+                opcode = worst_site.site.sass or worst_site.site.op
+                caption = (f"{_place(first)} {line.op}: site {worst_site.id} ({opcode}), worst of "
+                           f"{worst_site.executions:,} executions: block {tuple(w.block)}, warp {w.warp}")
                 picture = BankPicture.of(result.bank_map(0), caption, int(result.ideal[0]))
-            values = {"source": _place(first), "op": line.op, "sites": ",".join(str(s.id) for s in line.sites),
+            ids = ",".join(str(s.id) for s in line.sites)
+            values = {"source": _place(first), "op": line.op, "sites": ids,
                       "executions": line.executions, "wavefronts": line.wavefronts, "ideal": line.ideal,
                       "excess": line.excess, "conflicts": line.conflicts, "cycles": line.cycles}
-            rows.append(Row(_key(f"{first.file}:{first.line}:{line.op}"), values, heat(line.excess, line.wavefronts),
-                            picture, {"sites": values["sites"]}))
+            key = _key(f"{first.file}:{first.line}:{line.op}")
+            rows.append(Row(key, values, heat(line.excess, line.wavefronts), picture, {"sites": ids}))
         totals = launch.totals()
-        columns = (Column("source", "source", False), Column("op", "op", False), Column("sites", "sites", False),
-                   *_COUNTS)
+        columns = (Column("source", "source", False), Column("op", "op", False),
+                   Column("sites", "sites", False), *_COUNTS)
         sentences = (f"grid {list(launch.launch.grid)} x block {list(launch.launch.block)}; "
                      f"{launch.records:,} warp-instructions recorded; {launch.scaling_note()}",
                      _plain(_verdict(launch)), _plain(coverage_text(launch)))
@@ -94,15 +96,17 @@ def explain_page(report: dict[str, Any]) -> Page:
         rows.append(Row(str(number), values, heat(values["excess"], site["wavefronts"]), picture,
                         {"site": str(number)}))
     columns = (Column("line", "line", False), Column("access", "access", False), Column("op", "op", False),
-               Column("bytes", "bytes"), Column("instructions", "instructions"), Column("wavefronts", "wavefronts"),
-               Column("ideal", "ideal"), Column("excess", "excess"), Column("conflicts", "conflicts"),
-               Column("cycles", "cycles"))
+               Column("bytes", "bytes"), Column("instructions", "instructions"),
+               Column("wavefronts", "wavefronts"), Column("ideal", "ideal"), Column("excess", "excess"),
+               Column("conflicts", "conflicts"), Column("cycles", "cycles"))
     launch = report.get("launch", {})
     sentences = [f"grid {launch.get('grid')} x block {launch.get('block')} ({launch.get('from', '')}); "
                  f"{len(report.get('sites', []))} access site(s)"]
-    sentences += [f"not modelled: line {u.get('line')}: {u.get('reason', '')}" for u in report.get("unmodelled", [])]
+    sentences += [f"not modelled: line {u.get('line')}: {u.get('reason', '')}"
+                  for u in report.get("unmodelled", [])]
     section = Section(f"kernel {report.get('kernel')}", columns, tuple(rows), tuple(sentences), None, "sites")
-    return Page(f"bankism explain {report.get('file')}", f"{report.get('arch')}; bankism {__version__}", (section,))
+    subtitle = f"{report.get('arch')}; bankism {__version__}"
+    return Page(f"bankism explain {report.get('file')}", subtitle, (section,))
 
 
 def review_section(title: str, key: str, report: Any, sentences: tuple[str, ...]) -> Section:
@@ -117,7 +121,8 @@ def review_section(title: str, key: str, report: Any, sentences: tuple[str, ...]
         values = {"access": site.label, "op": site.access.op, "bytes": site.access.width,
                   "instructions": site.instructions, "wavefronts": site.wavefronts, "ideal": site.ideal,
                   "conflicts": site.conflicts, "cycles": site.cycles}
-        rows.append(Row(str(number), values, heat(site.conflicts, site.wavefronts), picture, {"site": str(number)}))
+        row_heat = heat(site.conflicts, site.wavefronts)
+        rows.append(Row(str(number), values, row_heat, picture, {"site": str(number)}))
     columns = (Column("access", "access", False), Column("op", "op", False), Column("bytes", "bytes"),
                Column("instructions", "instructions"), Column("wavefronts", "wavefronts"),
                Column("ideal", "ideal"), Column("conflicts", "conflicts"), Column("cycles", "cycles"))

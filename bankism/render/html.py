@@ -75,8 +75,8 @@ class BankPicture:
             banks = tuple(tuple(BankCell(int(word), tuple(int(v) for v in lanes))
                                 for word, lanes in bank_map.words(t, b))
                           for b in range(len(bank_map.banks[t])))
-            transactions.append(Transaction((int(lo), int(hi) - 1), int(bank_map.wavefronts_per_transaction[t]),
-                                            banks))
+            wavefronts = int(bank_map.wavefronts_per_transaction[t])
+            transactions.append(Transaction((int(lo), int(hi) - 1), wavefronts, banks))
         return cls(caption, tuple(transactions), int(ideal), int(getattr(bank_map, "bank_bytes", 4)))
 
 
@@ -104,8 +104,8 @@ def bank_map_svg(picture: BankPicture, key: str = "") -> str:
                     kind = "extra" if row else "first"
                     tip = (f"bank {b}, word {cell.word} (byte {cell.word * picture.bank_bytes}): "
                            f"lanes {lane_text(cell.lanes)}")
-                    parts.append(f'<g class="{kind}"><title>{html.escape(tip)}</title>'
-                                 f'<rect x="{x}" y="{y}" width="{CELL_WIDTH - 2}" height="{CELL_HEIGHT - 2}"/>'
+                    box = f'x="{x}" y="{y}" width="{CELL_WIDTH - 2}" height="{CELL_HEIGHT - 2}"'
+                    parts.append(f'<g class="{kind}"><title>{html.escape(tip)}</title><rect {box}/>'
                                  f'<text x="{x + CELL_WIDTH / 2 - 1}" y="{y + CELL_HEIGHT / 2 + 3}">'
                                  f'{html.escape(_short_lanes(cell.lanes))}</text></g>')
                 else:
@@ -223,8 +223,9 @@ def _section_html(section: Section) -> str:
             pictures.append((row, row.picture))
         else:
             link = "<td></td>"
-        body.append(f'<tr data-row="{html.escape(row.key)}"{extra} style="background:{_heat_colour(row.heat)}">'
-                    f"{cells}{link}</tr>")
+        colour = _heat_colour(row.heat)
+        opening = f'<tr data-row="{html.escape(row.key)}"{extra} style="background:{colour}">'
+        body.append(f"{opening}{cells}{link}</tr>")
     if section.total is not None:
         cells = "".join(_cell(c, section.total.get(c.key)) for c in section.columns)
         body.append(f'<tr class="total" data-row="total">{cells}<td></td></tr>')
@@ -263,6 +264,7 @@ def render_page(page: Page) -> str:
               '<span style="background:#f3a5a5">each further distinct word (a conflict)</span></p>')
     sections = "".join(_section_html(s) for s in page.sections)
     notes = "".join(f"<p>{html.escape(n)}</p>" for n in page.notes)
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{html.escape(page.title)}</title>'
+    title = html.escape(page.title)
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>{title}</title>'
             f"<style>{_PAGE_STYLE}</style></head><body><h1>{html.escape(page.title)}</h1>"
             f'<p class="sub">{html.escape(page.subtitle)}</p>{legend}{sections}{notes}</body></html>\n')

@@ -62,16 +62,19 @@ def copy_use(array: SharedArray, layout: CuteLayout, copy: TiledCopy) -> CopyUse
     tile of the tensor and per atom each thread issues in that tile."""
     extents = layout.mode_sizes
     if len(copy.tiler) != len(extents):
-        raise BankismError(f"{copy}: a rank-{len(copy.tiler)} tile for the rank-{len(extents)} layout {layout}")
+        raise BankismError(f"{copy}: a rank-{len(copy.tiler)} tile for the rank-{len(extents)} layout "
+                           f"{layout}")
     if any(e % t for e, t in zip(extents, copy.tiler, strict=True)):
-        raise BankismError(f"{copy}: the layout's extents {extents} are not multiples of the tile {copy.tiler}")
+        raise BankismError(f"{copy}: the layout's extents {extents} are not multiples of the tile "
+                           f"{copy.tiler}")
     coords, per_instruction = copy.smem_coordinates(array.itemsize * 8)
     within = np.unravel_index(coords, copy.tiler, order="F")  # each (threads, atoms, values)
     repeats = tuple(e // t for e, t in zip(extents, copy.tiler, strict=True))
     tiles = math.prod(repeats)
     tile_index = np.unravel_index(np.arange(tiles), repeats, order="F")
+    # (tiles, threads, atoms, values)
     full = [w[None] + (r * t)[:, None, None, None]
-            for w, r, t in zip(within, tile_index, copy.tiler, strict=True)]  # (tiles, threads, atoms, values)
+            for w, r, t in zip(within, tile_index, copy.tiler, strict=True)]
     offsets = layout(*full)
     if per_instruction > 1 and not (np.diff(offsets, axis=-1) == 1).all():
         bad = np.argwhere(np.diff(offsets, axis=-1) != 1)[0]
@@ -168,7 +171,8 @@ def _swizzles(layout: CuteLayout, itemsize: int, widest: int, bank_row_bytes: in
             for shift in range(bits, 16):
                 if 1 << (base + shift) >= span:
                     break
-                found.append(CuteLayout(layout.shape, layout.stride, Swizzle(bits, base, shift), layout.offset))
+                swizzle = Swizzle(bits, base, shift)
+                found.append(CuteLayout(layout.shape, layout.stride, swizzle, layout.offset))
     return found
 
 

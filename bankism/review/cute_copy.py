@@ -118,12 +118,14 @@ def copy_atom(name: str, side: str | None = None) -> CopyAtom:
         if bits is None:
             raise BankismError(f"copy atom {name!r}: cp.async moves 4, 8 or 16 bytes")
         text = f"SM80_CP_ASYNC_CACHEALWAYS<{bits}>"
-    for prefix, op, default in (("UniversalCopy<", None, "src"), ("SM80_CP_ASYNC_CACHEALWAYS<", "ldgsts", "dst"),
-                                ("SM80_CP_ASYNC_CACHEGLOBAL<", "ldgsts", "dst")):
+    families = (("UniversalCopy<", None, "src"), ("SM80_CP_ASYNC_CACHEALWAYS<", "ldgsts", "dst"),
+                ("SM80_CP_ASYNC_CACHEGLOBAL<", "ldgsts", "dst"))
+    for prefix, op, default in families:
         if text.startswith(prefix) and text.endswith(">"):
             kind = text[len(prefix):-1].split(",")[0]
             if kind not in _BITS:
-                raise BankismError(f"copy atom {name!r}: unknown type {kind!r} (expected one of {', '.join(_BITS)})")
+                raise BankismError(f"copy atom {name!r}: unknown type {kind!r} (expected one of "
+                                   f"{', '.join(_BITS)})")
             bits = _BITS[kind]
             if op == "ldgsts" and bits not in (32, 64, 128):
                 raise BankismError(f"copy atom {name!r}: cp.async moves 4, 8 or 16 bytes")

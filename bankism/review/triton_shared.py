@@ -73,7 +73,8 @@ class SharedEncoding:
         if self.nvmma_bytes:
             block = max(16, self.nvmma_bytes) // itemsize  # columns per core-matrix block
             if columns % block:
-                raise BankismError(f"{self}: {columns} columns are not a multiple of the {block}-column block")
+                raise BankismError(f"{self}: {columns} columns are not a multiple of the {block}-column "
+                                   "block")
             inner = c % block
             swizzled = inner ^ (phase % block)
             offset = (c // block) * (rows * block) + r * block + swizzled
@@ -89,7 +90,8 @@ class SharedEncoding:
         order = ", ".join(str(d) for d in self.order)
         if self.nvmma_bytes is not None:
             transposed = "true" if self.order[0] == 0 else "false"
-            return f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.nvmma_bytes}, transposed = {transposed}}}>"
+            return (f"#ttg.nvmma_shared<{{swizzlingByteWidth = {self.nvmma_bytes}, "
+                    f"transposed = {transposed}}}>")
         return (f"#ttg.swizzled_shared<{{vec = {self.vec}, perPhase = {self.per_phase}, "
                 f"maxPhase = {self.max_phase}, order = [{order}]}}>")
 
@@ -106,8 +108,8 @@ class Blocked:
     def __post_init__(self) -> None:
         rank = len(self.order)
         if not (len(self.size_per_thread) == len(self.threads_per_warp) == len(self.warps_per_cta) == rank):
-            raise BankismError(f"{self}: sizePerThread, threadsPerWarp, warpsPerCTA and order need one entry per "
-                               "dimension")
+            raise BankismError(f"{self}: sizePerThread, threadsPerWarp, warpsPerCTA and order need one "
+                               "entry per dimension")
         if math.prod(self.threads_per_warp) != LANES:
             raise BankismError(f"{self}: threadsPerWarp must multiply to {LANES}")
         if sorted(self.order) != list(range(rank)):
@@ -129,8 +131,8 @@ class Blocked:
 # TTGIR text
 # ---------------------------------------------------------------------------------------------
 
-_ATTRIBUTE = re.compile(r"#(?:ttg|triton_gpu)\.(swizzled_shared|shared|nvmma_shared|blocked)\s*<\s*\{(.*?)\}\s*>",
-                        re.S)
+_ATTRIBUTE = re.compile(
+    r"#(?:ttg|triton_gpu)\.(swizzled_shared|shared|nvmma_shared|blocked)\s*<\s*\{(.*?)\}\s*>", re.S)
 
 
 def _fields(body: str) -> dict[str, str]:
@@ -149,7 +151,8 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
 
 def parse_encoding(text: str, element_bits: int = 16) -> SharedEncoding | Blocked:
     """One encoding from TTGIR text: ``#ttg.swizzled_shared<{...}>``, ``#ttg.nvmma_shared<{...}>``
-    (its own elementBitWidth wins over ``element_bits``), ``#triton_gpu.shared<{...}>`` or ``#ttg.blocked``."""
+    (its own elementBitWidth wins over ``element_bits``), ``#triton_gpu.shared<{...}>`` or
+    ``#ttg.blocked``."""
     match = _ATTRIBUTE.search(text)
     if match is None:
         raise BankismError(f"no Triton shared or blocked encoding in {text.strip()[:80]!r}")
@@ -172,7 +175,8 @@ def parse_encoding(text: str, element_bits: int = 16) -> SharedEncoding | Blocke
 def encodings_in(text: str) -> dict[str, SharedEncoding | Blocked]:
     """The named encodings a TTGIR module defines (``#shared = #ttg.swizzled_shared<...>``)."""
     found = {}
-    for match in re.finditer(r"^\s*(#\w+)\s*=\s*(#(?:ttg|triton_gpu)\.(\w+)\s*<\s*\{.*?\}\s*>)", text, re.M | re.S):
+    definition = r"^\s*(#\w+)\s*=\s*(#(?:ttg|triton_gpu)\.(\w+)\s*<\s*\{.*?\}\s*>)"
+    for match in re.finditer(definition, text, re.M | re.S):
         if match.group(3) in ("swizzled_shared", "shared", "nvmma_shared", "blocked"):
             found[match.group(1)] = parse_encoding(match.group(2))
     return found
@@ -206,8 +210,8 @@ def dot_operand_reads(shape: tuple[int, ...], encoding: SharedEncoding, itemsize
     rows, columns = shape[row_dim], shape[column_dim]
     chunk = 16 // itemsize
     if rows % 16 or columns % (2 * chunk):
-        raise BankismError(f"dot operand {list(shape)}: ldmatrix.x4 reads 16 rows x {2 * chunk} columns; the tile "
-                           "is not a multiple")
+        raise BankismError(f"dot operand {list(shape)}: ldmatrix.x4 reads 16 rows x {2 * chunk} columns; "
+                           "the tile is not a multiple")
     lane = np.arange(LANES)
     starts = [(r0, c0) for c0 in range(0, columns, 2 * chunk) for r0 in range(0, rows, 16)]
     row = np.array([[r0 + lane % 16 for r0, _ in starts]])[0]
@@ -270,7 +274,9 @@ def _unravel(index: np.ndarray, extents: Sequence[int], order: Sequence[int]) ->
 # ---------------------------------------------------------------------------------------------
 
 
-def encoding_array(shape: tuple[int, ...], dtype: str, encoding: SharedEncoding, name: str = "smem") -> SharedArray:
+def encoding_array(
+    shape: tuple[int, ...], dtype: str, encoding: SharedEncoding, name: str = "smem",
+) -> SharedArray:
     """The tile as a ``SharedArray`` whose layout function is the encoding."""
     probe = SharedArray(dtype, shape, name=name)
     itemsize = probe.itemsize
@@ -335,8 +341,9 @@ class EncodingFix:
 
 
 def check_encoding(
-    shape: Sequence[int], dtype: str, encoding: SharedEncoding, accesses: Sequence[TritonAccess] | None = None,
-    blocked: Blocked | None = None, arch: str = DEFAULT_ARCH, name: str = "smem",
+    shape: Sequence[int], dtype: str, encoding: SharedEncoding,
+    accesses: Sequence[TritonAccess] | None = None, blocked: Blocked | None = None,
+    arch: str = DEFAULT_ARCH, name: str = "smem",
 ) -> EncodingCheck:
     """Count the modelled accesses to a tile in ``encoding``: by default the dot-operand ldmatrix reads,
     plus the stores from ``blocked`` when given."""
@@ -354,7 +361,7 @@ def check_encoding(
     return EncodingCheck(shape, array.dtype, encoding, tuple(accesses), Report(sites, arch), arch)
 
 
-def encoding_fixes(result: EncodingCheck, limit: int = 5, blocked: Blocked | None = None) -> list[EncodingFix]:
+def encoding_fixes(result: EncodingCheck, limit: int = 5) -> list[EncodingFix]:
     """Every vec/perPhase/maxPhase (powers of two, vec at most 16 bytes, same order), ranked by excess
     wavefronts over all accesses, then by how far they are from the given encoding's parameters."""
     itemsize = SharedArray(result.dtype, (1,)).itemsize
@@ -374,7 +381,8 @@ def encoding_fixes(result: EncodingCheck, limit: int = 5, blocked: Blocked | Non
                 excess = _screen_encoding(result, candidate, itemsize)
                 if excess is None:
                     continue
-                distance = (vec != given.vec) + (per_phase != given.per_phase) + (max_phase != given.max_phase)
+                distance = sum(a != b for a, b in ((vec, given.vec), (per_phase, given.per_phase),
+                                                   (max_phase, given.max_phase)))
                 scored.append((sum(excess), distance, max_phase, per_phase, vec, candidate))
     scored.sort(key=lambda s: s[:5])
     current = result.report.conflicts
