@@ -124,7 +124,13 @@ KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searche
 Launches = Annotated[
     list[int] | None, typer.Option("--launch", help="Keep the N-th matching launch (0-based); repeatable.")
 ]
-Blocks = Annotated[str, typer.Option(help="all | first:K | x,y,z;x,y,z (at most 64 listed).")]
+Blocks = Annotated[
+    str,
+    typer.Option(
+        help="auto (every block if the records fit --max-records, else every S-th block, spread over the "
+        "grid) | all | first:K | every:S | x,y,z;x,y,z (at most 64 listed)."
+    ),
+]
 MaxRecords = Annotated[int, typer.Option(help="Warp-instructions kept per launch.")]
 Source = Annotated[str | None, typer.Option(help="Source file of the kernel, kept in the trace.")]
 Description = Annotated[str | None, typer.Option(help="Text put first in the description.")]
@@ -185,7 +191,7 @@ def register(app: typer.Typer) -> None:
         program: Program = None,
         kernel: KernelRegex = None,
         launch: Launches = None,
-        blocks: Blocks = "all",
+        blocks: Blocks = "auto",
         max_records: MaxRecords = 1_000_000,
         source: Source = None,
         description: Description = None,
@@ -275,7 +281,7 @@ def register(app: typer.Typer) -> None:
         program: Program = None,
         kernel: KernelRegex = None,
         launch: Launches = None,
-        blocks: Blocks = "all",
+        blocks: Blocks = "auto",
         max_records: MaxRecords = 1_000_000,
         source: Source = None,
         description: Description = None,
