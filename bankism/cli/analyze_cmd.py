@@ -420,9 +420,23 @@ def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterat
 def write_html(report: TraceReport, arch: str, path: Path) -> None:
     """The --html page: per launch the line table with heat and each line's worst warp as a bank map."""
     from bankism.cli.pages import analyze_page
-    from bankism.render.html import render_page
+    from bankism.render.html import BankPicture, render_page
 
-    write_text(path, render_page(analyze_page(report, arch)), "--html")
+    pictures, sentences = {}, {}
+    for launch in report.launches:
+        sentences[launch.index] = (_verdict(launch), coverage_text(launch))
+        for line in launch.lines():
+            stats = line.worst_site
+            if stats is None or stats.worst is None or stats.unmodelled:
+                continue
+            result = simulate_worst(stats, arch)
+            w = stats.worst
+            opcode = stats.site.sass or stats.site.op
+            caption = (f"{_place(stats.site)} {line.op}: site {stats.id} ({opcode}), worst of "
+                       f"{stats.executions:,} executions: block {tuple(w.block)}, warp {w.warp}")
+            picture = BankPicture.of(result.bank_map(0), caption, int(result.ideal[0]))
+            pictures[(launch.index, stats.id)] = picture
+    write_text(path, render_page(analyze_page(report, pictures, sentences)), "--html")
 
 
 def _fail_on_conflict(report: TraceReport) -> None:

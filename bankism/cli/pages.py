@@ -22,26 +22,29 @@ def _key(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.:-]+", "_", text)
 
 
-def analyze_page(report: Any, arch: str) -> Page:
-    """``bankism analyze --html``: per launch, the per-line table with heat and each line's worst warp."""
-    from bankism.cli.analyze_cmd import _place, _verdict, coverage_text, simulate_worst
+def _place(file: str | None, line: int | None) -> str:
+    """file:line with the file's name only."""
+    if not file:
+        return "?"
+    name = file.replace("\\", "/").rsplit("/", 1)[-1]
+    return f"{name}:{line}" if line else name
 
+
+def analyze_page(report: Any, pictures: dict[tuple[int, int], BankPicture],
+                 sentences: dict[int, tuple[str, ...]]) -> Page:
+    """``bankism analyze --html``: per launch, the per-line table with heat and each line's worst warp.
+
+    ``pictures`` holds the bank map of each (launch, site) whose worst warp-instruction is drawn,
+    ``sentences`` what the text report says of each launch (verdict, coverage)."""
     sections = []
     for launch in report.launches:
         rows = []
         for line in launch.lines():
             first = line.sites[0].site
             worst_site = line.worst_site
-            picture = None
-            if worst_site is not None and worst_site.worst is not None and not worst_site.unmodelled:
-                result = simulate_worst(worst_site, arch)
-                w = worst_site.worst
-                opcode = worst_site.site.sass or worst_site.site.op
-                caption = (f"{_place(first)} {line.op}: site {worst_site.id} ({opcode}), worst of "
-                           f"{worst_site.executions:,} executions: block {tuple(w.block)}, warp {w.warp}")
-                picture = BankPicture.of(result.bank_map(0), caption, int(result.ideal[0]))
+            picture = None if worst_site is None else pictures.get((launch.index, worst_site.id))
             ids = ",".join(str(s.id) for s in line.sites)
-            values = {"source": _place(first), "op": line.op, "sites": ids,
+            values = {"source": _place(first.file, first.line), "op": line.op, "sites": ids,
                       "executions": line.executions, "wavefronts": line.wavefronts, "ideal": line.ideal,
                       "excess": line.excess, "conflicts": line.conflicts, "cycles": line.cycles}
             key = _key(f"{first.file}:{first.line}:{line.op}")
@@ -49,12 +52,12 @@ def analyze_page(report: Any, arch: str) -> Page:
         totals = launch.totals()
         columns = (Column("source", "source", False), Column("op", "op", False),
                    Column("sites", "sites", False), *_COUNTS)
-        sentences = (f"grid {list(launch.launch.grid)} x block {list(launch.launch.block)}; "
-                     f"{launch.records:,} warp-instructions recorded; {launch.scaling_note()}",
-                     _plain(_verdict(launch)), _plain(coverage_text(launch)))
+        said = (f"grid {list(launch.launch.grid)} x block {list(launch.launch.block)}; "
+                f"{launch.records:,} warp-instructions recorded; {launch.scaling_note()}",
+                *(_plain(text) for text in sentences.get(launch.index, ())))
         total = {"source": "total", **{k: totals[k] for k in ("executions", "wavefronts", "ideal", "excess",
                                                                "conflicts", "cycles")}}
-        sections.append(Section(f"launch {launch.index}: {launch.kernel}", columns, tuple(rows), sentences,
+        sections.append(Section(f"launch {launch.index}: {launch.kernel}", columns, tuple(rows), said,
                                 total, f"launch{launch.index}"))
     gpu = report.environment.get("gpu") or "GPU unknown"
     return Page(f"bankism analyze {report.trace}", f"{report.arch}, {gpu}; bankism {__version__}",
