@@ -12,7 +12,8 @@ from tests.helpers import one_line_error, run_cli
 LDSM_T = "ldmatrix.x4.trans tv=((4,8),(2,2,2)):((32,1),(16,128,8)) tile=16,16"
 FILL_B = "cp.async.16 thr=(16,8):(1,16) val=(8,1)"
 SHARED = "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
-COLUMNS = "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>"
+COLUMNS = ("#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], "
+           "order = [0, 1]}>")
 
 
 def test_cute_layout_text_names_the_conflict_and_the_fix():
