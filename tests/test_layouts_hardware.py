@@ -13,7 +13,8 @@ from bankism.review.cute_copy import make_tiled_copy, tiled_copy
 from bankism.review.triton_shared import SharedEncoding, check_encoding, parse_encoding
 from tests.helpers import ROOT
 
-MEASURED = {launch.kernel: launch.counters() for launch in read_csv(ROOT / "traces/layouts/layouts_report.csv")}
+REPORT_CSV = ROOT / "traces" / "layouts" / "layouts_report.csv"
+MEASURED = {launch.kernel: launch.counters() for launch in read_csv(REPORT_CSV)}
 
 A_READ = ("ldmatrix.x4", "((4,8),(2,2,2)):((32,1),(16,8,128))")
 B_READ = ("ldmatrix.x4.trans", "((4,8),(2,2,2)):((32,1),(16,128,8))")
