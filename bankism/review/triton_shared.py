@@ -336,7 +336,7 @@ class EncodingFix:
     def __str__(self) -> str:
         if not self.excess:
             return f"{self.encoding}: every access at its ideal"
-        parts = ", ".join(f"{s.label.split(' (')[0]}: {s.conflicts}" for s in self.report.sites)
+        parts = ", ".join(f"{s.access.op} {s.conflicts}" for s in self.report.sites)
         return f"{self.encoding}: {self.excess} excess wavefront(s) left ({parts})"
 
 

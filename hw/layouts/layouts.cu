@@ -13,7 +13,8 @@
 // order=[1,0]}>: element (r, c) at r * 64 + (c ^ ((vec * ((r / perPhase) % maxPhase)) % 64)), written
 // from #blocked<{sizePerThread=[8,1], threadsPerWarp=[8,4], warpsPerCTA=[1,4], order=[0,1]}> (one
 // 2-byte store per register: lane l, warp w, register i, repetition j -> row 8*(l%8)+i,
-// column l/8 + 4*w + 16*j), then read as a dot operand by ldmatrix.x4 as above.
+// column l/8 + 4*w + 16*j), then read as a dot operand by ldmatrix.x4 as above; triton_rows_* store the
+// tile from row runs instead (see triton_rows).
 #include <cuda_fp16.h>
 #include <cstdio>
 #include <cstring>
@@ -89,10 +90,32 @@ __device__ void triton_tile(const half* in, unsigned* out) {
     out[t] = acc;
 }
 
+// Row runs: #blocked<{sizePerThread=[1,8], threadsPerWarp=[4,8], warpsPerCTA=[4,1], order=[1,0]}>, each thread's
+// 8 halves one 16-byte store: lane l, warp w, repetition j -> row l/8 + 4*w + 16*j, columns 8*(l%8) ... +7.
+template <int VEC, int PER_PHASE, int MAX_PHASE>
+__device__ void triton_rows(const half* in, unsigned* out) {
+    __shared__ __align__(1024) half tile[64 * 64];
+    const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+    for (int j = 0; j < 4; ++j) {
+        const int r = lane / 8 + 4 * warp + 16 * j, c = 8 * (lane % 8);
+        *reinterpret_cast<uint4*>(tile + triton_offset<VEC, PER_PHASE, MAX_PHASE>(r, c)) =
+            *reinterpret_cast<const uint4*>(in + r * 64 + c);
+    }
+    __syncthreads();
+    unsigned acc = 0;
+    for (int b = warp; b < 16; b += 4) {
+        const int r = (b % 4) * 16 + lane % 16, c = (b / 4) * 16 + (lane / 16) * 8;
+        acc ^= ldmatrix_x4<false>(smem_address(tile + triton_offset<VEC, PER_PHASE, MAX_PHASE>(r, c)));
+    }
+    out[t] = acc;
+}
+
 #define CUTE(name, ROW, NROWS, B, M, S, TRANS) \
     extern "C" __global__ void name(const half* in, unsigned* out) { cute_tile<ROW, NROWS, B, M, S, TRANS>(in, out); }
 #define TRITON(name, VEC, PER, MAXP) \
     extern "C" __global__ void name(const half* in, unsigned* out) { triton_tile<VEC, PER, MAXP>(in, out); }
+#define TRITON_ROWS(name, VEC, PER, MAXP) \
+    extern "C" __global__ void name(const half* in, unsigned* out) { triton_rows<VEC, PER, MAXP>(in, out); }
 
 CUTE(cute_a64_plain, 64, 64, 0, 0, 0, false)
 CUTE(cute_a64_sw333, 64, 64, 3, 3, 3, false)
@@ -104,6 +127,9 @@ TRITON(triton_v8_p1_m8, 8, 1, 8)
 TRITON(triton_v8_p8_m8, 8, 8, 8)
 TRITON(triton_v8_p2_m4, 8, 2, 4)
 TRITON(triton_v1_p1_m1, 1, 1, 1)
+TRITON(triton_v8_p4_m8, 8, 4, 8)
+TRITON_ROWS(triton_rows_v1_p1_m1, 1, 1, 1)
+TRITON_ROWS(triton_rows_v8_p1_m8, 8, 1, 8)
 
 typedef void (*Kernel)(const half*, unsigned*);
 struct Entry { const char* name; Kernel kernel; };
@@ -113,6 +139,8 @@ static const Entry KERNELS[] = {
     {"cute_b64_sw334_trans", cute_b64_sw334_trans}, {"cute_b64_sw333_trans", cute_b64_sw333_trans},
     {"triton_v8_p1_m8", triton_v8_p1_m8}, {"triton_v8_p8_m8", triton_v8_p8_m8},
     {"triton_v8_p2_m4", triton_v8_p2_m4}, {"triton_v1_p1_m1", triton_v1_p1_m1},
+    {"triton_v8_p4_m8", triton_v8_p4_m8}, {"triton_rows_v1_p1_m1", triton_rows_v1_p1_m1},
+    {"triton_rows_v8_p1_m8", triton_rows_v8_p1_m8},
 };
 
 int main(int argc, char** argv) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Device driver for hw/layouts (docs/layouts.md): records every kernel of layouts.cu with `bankism record`
 # (tracer + ncu counters, one launch per program run), then saves one Nsight Compute report (.ncu-rep) of
-# all ten launches with its raw-page CSV export, for the ncu-import test.
+# all thirteen launches with its raw-page CSV export, for the ncu-import test.
 #
 # Usage, from the repository root on the GPU machine, with the binary built on the host into $CARRY:
 #   nvcc -O3 -arch=sm_90 -lineinfo -o $CARRY/layouts hw/layouts/layouts.cu
@@ -18,7 +18,8 @@ if ! python3 -c 'import jsonschema' 2>/dev/null && ls "$CARRY"/whl/*.whl >/dev/n
 fi
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 KERNELS="cute_a64_plain cute_a64_sw333 cute_b128_sw333_trans cute_b128_sw334_trans cute_b64_sw334_trans
-cute_b64_sw333_trans triton_v8_p1_m8 triton_v8_p8_m8 triton_v8_p2_m4 triton_v1_p1_m1"
+cute_b64_sw333_trans triton_v8_p1_m8 triton_v8_p8_m8 triton_v8_p2_m4 triton_v1_p1_m1 triton_v8_p4_m8
+triton_rows_v1_p1_m1 triton_rows_v8_p1_m8"
 {
 echo "===== environment"
 nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader
