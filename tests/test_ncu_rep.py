@@ -27,7 +27,7 @@ def test_the_report_and_its_csv_give_the_same_trace(tmp_path):
     from_report, from_csv = imported(REPORT, tmp_path), imported(CSV, tmp_path)
     assert from_report.pop("description").replace(REPORT.name, CSV.name) == from_csv.pop("description")
     assert from_report == from_csv
-    assert len(from_report["launches"]) == 10
+    assert len(from_report["launches"]) == 13
     assert from_report["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
 
 
