@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bankism.arch import LANES
+from bankism.engine.pipe import PipeCycles
 from bankism.explain.cuda.unmodelled import render_unmodelled
 
 DEFAULT_WARPS_SHOWN = 8
@@ -21,6 +23,11 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
     if not report["sites"] and not report.get("unmodelled"):
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
+    elif report.get("shared_pipe"):
+        pipe = report["shared_pipe"]
+        lines.append("")
+        lines.append(PipeCycles(pipe["block_cycles"], pipe["ideal_block_cycles"], pipe["blocks"],
+                                report["arch"]).describe())
     if report.get("trace"):
         lines.append("")
         lines.extend(render_trace(report["trace"]))
@@ -136,17 +143,17 @@ def summarize_lanes(warp: dict) -> str:
     addresses, elements = warp["lane_addresses"], warp["lane_elements"]
     runs: list[tuple[int, int, int]] = []
     lane = 0
-    while lane < 32:
+    while lane < LANES:
         if addresses[lane] is None:
             end = lane
-            while end + 1 < 32 and addresses[end + 1] is None:
+            while end + 1 < LANES and addresses[end + 1] is None:
                 end += 1
             runs.append((lane, end, -1))
             lane = end + 1
             continue
         end = lane
         step = None
-        while end + 1 < 32 and addresses[end + 1] is not None:
+        while end + 1 < LANES and addresses[end + 1] is not None:
             delta = addresses[end + 1] - addresses[end]
             if step is None:
                 step = delta
