@@ -26,6 +26,15 @@ def test_the_report_and_its_csv_give_the_same_trace(tmp_path):
     pytest.importorskip("ncu_report", reason="NVIDIA's ncu_report module is not installed (bankism[ncu])")
     from_report, from_csv = imported(REPORT, tmp_path), imported(CSV, tmp_path)
     assert from_report.pop("description").replace(REPORT.name, CSV.name) == from_csv.pop("description")
+    for rep_launch, csv_launch in zip(from_report["launches"], from_csv["launches"], strict=True):
+        # the report keeps every digit of the time figures (rates, percentages) the CSV prints rounded
+        rep_time, csv_time = rep_launch.pop("time"), csv_launch.pop("time")
+        assert rep_time.keys() == csv_time.keys()
+        for key, value in rep_time.items():
+            expected = csv_time[key]
+            close = value is expected if None in (value, expected) else value == pytest.approx(
+                expected, rel=1e-6, abs=0.006)
+            assert close, (key, value, expected)
     assert from_report == from_csv
     assert len(from_report["launches"]) == 13
     assert from_report["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
