@@ -64,11 +64,11 @@ def analyze_page(report: Any, pictures: dict[tuple[int, int], BankPicture],
                 tuple(sections))
 
 
-def _picture_from_json(bank_map: dict[str, Any], caption: str, ideal: int) -> BankPicture:
+def _picture_from_json(bank_map: dict[str, Any], caption: str, ideal: int, banks: int) -> BankPicture:
     """A ``BankPicture`` from explain's JSON bank map (groups of lanes, banks, words)."""
     transactions = []
     for group, wavefronts in zip(bank_map["groups"], bank_map["wavefronts_per_group"], strict=True):
-        per_bank: list[tuple[BankCell, ...]] = [() for _ in range(32)]
+        per_bank: list[tuple[BankCell, ...]] = [() for _ in range(banks)]
         for bank in group["banks"]:
             cells = tuple(BankCell(int(w["word"]), tuple(int(v) for v in w["lanes"])) for w in bank["words"])
             if bank["bank"] >= len(per_bank):
@@ -90,7 +90,8 @@ def explain_page(report: dict[str, Any]) -> Page:
             example = worst["example"]
             caption = (f"line {site['line']}: {site['expression']}: block {tuple(example['block'])}, warp "
                        f"{example['warp']} ({worst['instructions']} warp-instruction(s) cost the same)")
-            picture = _picture_from_json(worst["bank_map"], caption, int(worst["ideal"]))
+            banks = int(report["bank_geometry"]["banks"])
+            picture = _picture_from_json(worst["bank_map"], caption, int(worst["ideal"]), banks)
         values = {"line": f"{site['file'].rsplit('/', 1)[-1]}:{site['line']}", "access": site["expression"],
                   "op": site["op"], "bytes": site["width"], "instructions": site["instructions"],
                   "wavefronts": site["wavefronts"], "ideal": site["ideal"],

@@ -82,7 +82,7 @@ class BankPicture:
 
 def bank_map_svg(picture: BankPicture, key: str = "") -> str:
     """The picture as one SVG element: per transaction a grid of banks (columns) by wavefront (rows)."""
-    banks = max((len(t.banks) for t in picture.transactions), default=32)
+    banks = max((len(t.banks) for t in picture.transactions), default=0)
     left, top = 64, 18
     width = left + banks * CELL_WIDTH + 4
     parts, y = [], 0

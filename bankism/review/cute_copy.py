@@ -20,10 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.errors import BankismError
 from bankism.review.cute import CuteLayout, as_layout, complement, flatten, parse_layout, tuple_text
 
-_BITS = {"uint8_t": 8, "uint16_t": 16, "uint32_t": 32, "uint64_t": 64, "uint128_t": 128}
+_BITS = {f"uint{8 * n}_t": 8 * n for n in (1, 2, 4, 8, 16)}  # the types CuTe's copies move, in bits
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,11 @@ class CopyAtom:
 
 
 def _ldsm(name: str, src: str, dst: str, matrices: int, trans: bool) -> CopyAtom:
-    return CopyAtom(name, 32, src, dst, "dst", "src", "ldmatrix", matrices, trans)
+    return CopyAtom(name, LANES, src, dst, "dst", "src", "ldmatrix", matrices, trans)
 
 
 def _stsm(name: str, src: str, dst: str, matrices: int, trans: bool) -> CopyAtom:
-    return CopyAtom(name, 32, src, dst, "src", "dst", "stmatrix", matrices, trans)
+    return CopyAtom(name, LANES, src, dst, "src", "dst", "stmatrix", matrices, trans)
 
 
 _X1 = "((8,4),128):((128,0),1)"
@@ -127,7 +128,7 @@ def copy_atom(name: str, side: str | None = None) -> CopyAtom:
                 raise BankismError(f"copy atom {name!r}: unknown type {kind!r} (expected one of "
                                    f"{', '.join(_BITS)})")
             bits = _BITS[kind]
-            if op == "ldgsts" and bits not in (32, 64, 128):
+            if op == "ldgsts" and bits // 8 not in (4, 8, 16):
                 raise BankismError(f"copy atom {name!r}: cp.async moves 4, 8 or 16 bytes")
             smem = side or default
             if op == "ldgsts" and smem != "dst":

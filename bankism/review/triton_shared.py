@@ -196,7 +196,7 @@ class TritonAccess:
     coords: tuple[np.ndarray, ...] = field(repr=False)  # each (instructions, 32)
     width_elements: int  # elements per lane
     matrices: int | None = None
-    block: int = 32
+    block: int = LANES
 
     @property
     def instructions(self) -> int:
