@@ -303,3 +303,33 @@ def test_block_reductions_with_a_static_array_per_instantiation():
     report = run(path, kernel="rowSum", defines={"WITH_ANY": "1"})  # its one array goes first either way
     placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
     assert placed == [("blockSum<float>::partial", BASE)]
+
+
+def test_a_template_kernel_is_laid_out_after_the_instantiations_it_makes(tmp_path):
+    """PTX of nvcc -arch=sm_90 (read locally): a template kernel's own arrays come after the
+    static arrays of the template helpers it instantiates (a plain kernel's come before);
+    each launch of the kernel with other arguments makes its own helper instantiation."""
+    source = tmp_path / "norm.cu"
+    source.write_text(
+        "template <int NT> __device__ float blockSum(float v) {\n"
+        "  constexpr int NW = NT / 32;\n"
+        "  static __shared__ float part[NW];\n"
+        "  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;\n"
+        "  __syncthreads();\n"
+        "  return threadIdx.x < NW ? part[threadIdx.x] : 0.f;\n"
+        "}\n"
+        "template <int NT> __global__ void norm(const float *x, float *y) {\n"
+        "  __shared__ float mean;\n"
+        "  float s = blockSum<NT>(x[threadIdx.x]);\n"
+        "  if (threadIdx.x == 0) mean = s;\n"
+        "  __syncthreads();\n"
+        "  y[threadIdx.x] = x[threadIdx.x] - mean;\n"
+        "}\n"
+        "void host(int k) {\n"
+        "  if (k == 256) norm<256><<<4, 256>>>(0, 0); else norm<1024><<<4, 1024>>>(0, 0);\n"
+        "}\n"
+    )
+    for threads in (256, 1024):
+        report = run(source, defines={"NT": str(threads)}, block=(threads, 1, 1))
+        placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
+        assert placed == [(f"blockSum<{threads}>::part", BASE), ("mean", BASE + 4 * (threads // 32))]
