@@ -333,3 +333,28 @@ def test_a_template_kernel_is_laid_out_after_the_instantiations_it_makes(tmp_pat
         report = run(source, defines={"NT": str(threads)}, block=(threads, 1, 1))
         placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
         assert placed == [(f"blockSum<{threads}>::part", BASE), ("mean", BASE + 4 * (threads // 32))]
+
+
+def test_constructs_that_never_run_cost_nothing(tmp_path):
+    """Enumerations, bases and struct copies the simulated block never reaches refuse nothing."""
+    source = tmp_path / "unused.cu"
+    source.write_text(
+        "enum Odd { A = sizeof(int[]) };\n"
+        "struct V { virtual int f(); };\n"
+        "struct D : virtual V { int x; };\n"
+        "struct Packed { char c; short s; };\n"
+        "__device__ void never(Packed *s, Packed p) { s[threadIdx.x] = p; }\n"
+        "#define LIMIT 64\n"
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  __shared__ Packed packs[64];\n"
+        "  s[threadIdx.x] = 1.f;\n"
+        "  if (threadIdx.x >= LIMIT) { D d; packs[0] = Packed{}; never(packs, packs[1]); }\n"
+        "  out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 64>>>(0); }\n"
+    )
+    report = run(source)
+    assert [(s["line"], s["op"]) for s in report["sites"]] == [(10, "store"), (12, "load")]
+    with pytest.raises(BankismError, match=r"unused.cu:3: unsupported construct: virtual base class"):
+        run(source, defines={"LIMIT": "32"})
