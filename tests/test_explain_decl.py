@@ -358,3 +358,12 @@ def test_constructs_that_never_run_cost_nothing(tmp_path):
     assert [(s["line"], s["op"]) for s in report["sites"]] == [(10, "store"), (12, "load")]
     with pytest.raises(BankismError, match=r"unused.cu:3: unsupported construct: virtual base class"):
         run(source, defines={"LIMIT": "32"})
+
+
+def test_brace_lists_returned_and_assigned():
+    report = run(DECL / "braced_values.cu")
+    lane = np.arange(32)
+    # v = {1, 3}; q = ix(t) = {t, t + 1}; p = pair(3) = {3, 6}; z = {} = 0: s[(t + 1) % 32 * 4 + 3]
+    found = site(report, 13, "s", "store")
+    check_site(found, {0: np.array([BASE + 4 * ((lane + 1) % 32 * 4 + 3)])}, 4, "store")
+    assert found["wavefronts"] == 4  # a stride of 4 words: 4-way

@@ -317,6 +317,8 @@ class Expressions:
             source = self.lvalue(expr.value, mask)  # memory to memory: refused for padded structs
             self.check_memory_copy(target, source, expr)
             value = self.load(source, mask)
+        elif isinstance(expr.value, S.InitList):  # `v = {a, b};`, `acc = {};`
+            value = self.braced(self.lvalue_type(target), expr.value, mask, expr)
         else:
             value = self.eval(expr.value, mask)
         if expr.op != "=":
