@@ -367,3 +367,12 @@ def test_brace_lists_returned_and_assigned():
     found = site(report, 13, "s", "store")
     check_site(found, {0: np.array([BASE + 4 * ((lane + 1) % 32 * 4 + 3)])}, 4, "store")
     assert found["wavefronts"] == 4  # a stride of 4 words: 4-way
+
+
+def test_a_template_struct_with_an_anonymous_union_and_its_own_operator_plus_equals():
+    report = run(DECL / "packed.cu")
+    lane = np.arange(32)
+    # acc(1) += step(2): every lane holds 3, so iteration i stores row 3 - i
+    found = site(report, 17, "sums", "store")
+    check_site(found, {0: np.array([BASE + 4 * (33 * (3 - i) + lane) for i in range(4)])}, 4, "store")
+    check_site(site(report, 20, "sums", "load"), {0: np.array([BASE + 4 * 33 * (lane % 4)])}, 4, "load")

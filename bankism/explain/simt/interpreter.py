@@ -284,7 +284,10 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
-            return init.type
+            t = init.type
+            for _ in range(type_name.pointers):  # `auto *p = q;`: auto is what q points to
+                t = t.elem if t.kind == "ptr" else t
+            return t
         if base in C.GROUP_TYPES:
             return C.GROUP
         t = C.lookup(base) or fragment_type(base)
