@@ -27,7 +27,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, TypeAlias
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import SharedVariable
-from bankism.explain.simt.placement import OuterShared, kernel_reach
+from bankism.explain.simt.placement import OuterShared, cached, kernel_reach
 from bankism.explain.simt.values import Failure, Mask, Scalar, constant
 
 #: Where a discovery run puts each instantiation's arrays (apart, so no placement matters).
@@ -86,10 +86,13 @@ def instance_key(function: S.Function, scope: dict[str, object]) -> tuple:
     return (id(function), tuple(_binding_key(scope[p.name]) for p in function.template_params))
 
 
-def _calls(body: S.Node, names: set[str]) -> list[S.Call]:
-    """Calls by name to one of ``names`` in ``body``, in source order."""
-    found = [n for n in S.walk(body) if isinstance(n, S.Call) and n.function in names]
-    return sorted(found, key=lambda c: (c.line, c.col))
+def _calls(program, body: S.Node, names: set[str]) -> list[S.Call]:  # noqa: ANN001
+    """Calls by name to one of ``names`` in ``body``, in source order (found once per body)."""
+    def find() -> list[S.Call]:
+        found = [n for n in S.walk(body) if isinstance(n, S.Call) and n.function in names]
+        return sorted(found, key=lambda c: (c.line, c.col))
+
+    return cached(program, "calls", (id(body), frozenset(names)), find)
 
 
 def _instantiated(program, kernel: S.Function) -> bool:  # noqa: ANN001
@@ -193,7 +196,7 @@ class TemplateShared:
             return False
         if self.siblings is None:
             return None
-        direct = _calls(self.program.body(self.kernel), {instance.function.name})
+        direct = _calls(self.program, self.program.body(self.kernel), {instance.function.name})
         keys = [self._explicit_key(c, self.bindings) for c in direct]
         if None in keys or instance.key not in keys:
             return None  # made through a helper, or next to a call whose instantiation is not known
@@ -247,6 +250,12 @@ class TemplateShared:
         return out
 
     def _other_uses(self) -> tuple[list[list[tuple]], set[str]]:
+        """``_find_other_uses``, once per kernel (every block's machine asks)."""
+        found = cached(self.program, "other uses", id(self.kernel), self._find_other_uses)
+        self._position = found[2]
+        return found[0], found[1]
+
+    def _find_other_uses(self) -> tuple[list[list[tuple]], set[str], int]:
         """The instantiations each other kernel of the file makes, in its call order (kernels
         in source order; ``_position`` is where this kernel falls), and the names of the
         template functions some other kernel calls with arguments that do not tell which."""
@@ -267,14 +276,14 @@ class TemplateShared:
                 except BankismError:
                     unknown.update(name for name in names if name in function.text)
                     continue
-                for call in _calls(body, names):
+                for call in _calls(self.program, body, names):
                     key = self._explicit_key(call)
                     if key is None:
                         unknown.add(call.function)
                     elif key not in keys:
                         keys.append(key)
             sequences.append(keys)
-        return sequences, unknown
+        return sequences, unknown, self._position
 
     def _reached(self, kernel: S.Function) -> list[S.Function]:
         """``kernel`` and the functions it may call (by name), the kernel first."""
@@ -295,7 +304,7 @@ class TemplateShared:
                 body = self.program.body(function)
             except BankismError:
                 continue
-            for call in _calls(body, names):
+            for call in _calls(self.program, body, names):
                 if id(call) in self.ran_calls:
                     continue
                 key = self._explicit_key(call, self.bindings if function is self.kernel else None)
