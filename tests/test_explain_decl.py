@@ -303,3 +303,76 @@ def test_block_reductions_with_a_static_array_per_instantiation():
     report = run(path, kernel="rowSum", defines={"WITH_ANY": "1"})  # its one array goes first either way
     placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
     assert placed == [("blockSum<float>::partial", BASE)]
+
+
+def test_a_template_kernel_is_laid_out_after_the_instantiations_it_makes(tmp_path):
+    """PTX of nvcc -arch=sm_90 (read locally): a template kernel's own arrays come after the
+    static arrays of the template helpers it instantiates (a plain kernel's come before);
+    each launch of the kernel with other arguments makes its own helper instantiation."""
+    source = tmp_path / "norm.cu"
+    source.write_text(
+        "template <int NT> __device__ float blockSum(float v) {\n"
+        "  constexpr int NW = NT / 32;\n"
+        "  static __shared__ float part[NW];\n"
+        "  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = v;\n"
+        "  __syncthreads();\n"
+        "  return threadIdx.x < NW ? part[threadIdx.x] : 0.f;\n"
+        "}\n"
+        "template <int NT> __global__ void norm(const float *x, float *y) {\n"
+        "  __shared__ float mean;\n"
+        "  float s = blockSum<NT>(x[threadIdx.x]);\n"
+        "  if (threadIdx.x == 0) mean = s;\n"
+        "  __syncthreads();\n"
+        "  y[threadIdx.x] = x[threadIdx.x] - mean;\n"
+        "}\n"
+        "void host(int k) {\n"
+        "  if (k == 256) norm<256><<<4, 256>>>(0, 0); else norm<1024><<<4, 1024>>>(0, 0);\n"
+        "}\n"
+    )
+    for threads in (256, 1024):
+        report = run(source, defines={"NT": str(threads)}, block=(threads, 1, 1))
+        placed = [(a["name"], a["base_offset"]) for a in report["shared_arrays"]]
+        assert placed == [(f"blockSum<{threads}>::part", BASE), ("mean", BASE + 4 * (threads // 32))]
+
+
+def test_constructs_that_never_run_cost_nothing(tmp_path):
+    """Enumerations, bases and struct copies the simulated block never reaches refuse nothing."""
+    source = tmp_path / "unused.cu"
+    source.write_text(
+        "enum Odd { A = sizeof(int[]) };\n"
+        "struct V { virtual int f(); };\n"
+        "struct D : virtual V { int x; };\n"
+        "struct Packed { char c; short s; };\n"
+        "__device__ void never(Packed *s, Packed p) { s[threadIdx.x] = p; }\n"
+        "#define LIMIT 64\n"
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  __shared__ Packed packs[64];\n"
+        "  s[threadIdx.x] = 1.f;\n"
+        "  if (threadIdx.x >= LIMIT) { D d; packs[0] = Packed{}; never(packs, packs[1]); }\n"
+        "  out[threadIdx.x] = s[63 - threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 64>>>(0); }\n"
+    )
+    report = run(source)
+    assert [(s["line"], s["op"]) for s in report["sites"]] == [(10, "store"), (12, "load")]
+    with pytest.raises(BankismError, match=r"unused.cu:3: unsupported construct: virtual base class"):
+        run(source, defines={"LIMIT": "32"})
+
+
+def test_brace_lists_returned_and_assigned():
+    report = run(DECL / "braced_values.cu")
+    lane = np.arange(32)
+    # v = {1, 3}; q = ix(t) = {t, t + 1}; p = pair(3) = {3, 6}; z = {} = 0: s[(t + 1) % 32 * 4 + 3]
+    found = site(report, 13, "s", "store")
+    check_site(found, {0: np.array([BASE + 4 * ((lane + 1) % 32 * 4 + 3)])}, 4, "store")
+    assert found["wavefronts"] == 4  # a stride of 4 words: 4-way
+
+
+def test_a_template_struct_with_an_anonymous_union_and_its_own_operator_plus_equals():
+    report = run(DECL / "packed.cu")
+    lane = np.arange(32)
+    # acc(1) += step(2): every lane holds 3, so iteration i stores row 3 - i
+    found = site(report, 17, "sums", "store")
+    check_site(found, {0: np.array([BASE + 4 * (33 * (3 - i) + lane) for i in range(4)])}, 4, "store")
+    check_site(site(report, 20, "sums", "load"), {0: np.array([BASE + 4 * 33 * (lane % 4)])}, 4, "load")

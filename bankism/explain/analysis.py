@@ -20,6 +20,7 @@ from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
 from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
+from bankism.explain.simt.template_shared import TemplateRun
 from bankism.explain.simt.values import Scalar
 
 Dim3 = tuple[int, int, int]
@@ -54,17 +55,18 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     recorder = Recorder()
     captured: list[Snapshot] = []
     machines = []
-    instances, ran = None, None
+    templates = None
     if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
         first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
         scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
         scout.run()
-        instances, ran = scout.discovered, scout.owner_calls
+        templates = TemplateRun(scout.discovered, scout.owner_calls,
+                                _siblings(program, kernel, scope, template_values, filename))
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
-                          lambda m: captured.append(_capture(m, options.arch)), instances, ran)
+                          lambda m: captured.append(_capture(m, options.arch)), templates)
         machine.run()
         machines.append(machine)
         if request is not None and not machine.snapshot_taken:
@@ -257,6 +259,30 @@ def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
         if any(i < 0 or i >= g for i, g in zip(index, grid, strict=True)):
             raise BankismError(f"--block-index {','.join(map(str, index))} is outside the grid {grid}")
     return list(dict.fromkeys(blocks))
+
+
+def _siblings(program: Program, kernel: S.Function, scope: HostScope, mine: dict[str, object],
+              filename: str) -> list[dict[str, object]] | None:
+    """The template arguments of the file's other instantiations of a template kernel (its
+    launches with other arguments); None when some cannot be evaluated or the file also
+    instantiates it explicitly."""
+    if not kernel.template_params:
+        return []
+    if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
+        return None
+    out: list[dict[str, object]] = []
+    for launch in program.launches:
+        if launch.kernel != kernel.name:
+            continue
+        try:
+            values = _template_values(kernel, launch, scope, {}, filename)
+        except BankismError:
+            return None
+        if len(values) != len(kernel.template_params):
+            return None
+        if values != mine and values not in out:
+            out.append(values)
+    return out
 
 
 def _template_values(

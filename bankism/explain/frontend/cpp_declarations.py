@@ -18,11 +18,11 @@ class CppDeclarations:
     def _bases(self, clause: Node) -> list[S.TypeName]:
         """The base classes of ``struct D : public A, B<T>`` (virtual bases are refused)."""
         bases = []
+        if any(node_text(child) == "virtual" for child in clause.children):
+            raise self.unsupported(clause, "virtual base class")
         for child in clause.named_children:
             if child.type in ("access_specifier", "comment"):
                 continue
-            if child.type == "virtual" or node_text(child) == "virtual":
-                raise self.unsupported(clause, "virtual base class")
             base, args, scope = self._type_spec(child)
             bases.append(S.TypeName(self._line(child), node_text(child), base, 0, [], False, False, None,
                                     args, scope, scope_type=self._scope_type(child), file=self._file(child)))

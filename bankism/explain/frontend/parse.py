@@ -114,7 +114,10 @@ def parse(pre: Preprocessed) -> Program:
                 structs.setdefault(struct.name, []).append(struct)
                 todo.extend(struct.nested)
         elif kind == "enum_specifier" and scope is None and not _in_record(node):
-            enum = converter.enum(node)
+            try:
+                enum = converter.enum(node)
+            except BankismError:  # an enumeration bankism cannot read: its names stay unknown
+                continue
             if enum is not None:
                 enums.append(enum)
         elif kind == "function_definition" and not _is_member(node):

@@ -12,6 +12,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import GlobalMatrix, LocalArray, SharedVariable
+from bankism.explain.simt.records import method_path
 from bankism.explain.simt.struct_copy import designates_memory
 from bankism.explain.simt.values import (
     Closure,
@@ -317,9 +318,18 @@ class Expressions:
             source = self.lvalue(expr.value, mask)  # memory to memory: refused for padded structs
             self.check_memory_copy(target, source, expr)
             value = self.load(source, mask)
+        elif isinstance(expr.value, S.InitList):  # `v = {a, b};`, `acc = {};`
+            value = self.braced(self.lvalue_type(target), expr.value, mask, expr)
         else:
             value = self.eval(expr.value, mask)
         if expr.op != "=":
+            t = self.lvalue_type(target)
+            if t.kind == "struct" and method_path(t, "operator" + expr.op, 1) is not None:
+                # `a += b` on a struct with its own operator+= (which updates *this)
+                method, this, owner = self.method_target(t, target, "operator" + expr.op, 1, expr)
+                frame = self.invoke(method, expr, mask, values=[value], this=this, this_type=owner,
+                                    base_scope=owner.info.bindings)
+                return self.load(target, mask) if frame.result is None else frame.result
             current = self.load(target, mask)
             value = self.apply(expr.op[:-1], current, value, expr, mask)
         return self.store_to(target, value, mask, expr)

@@ -45,7 +45,7 @@ from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
 from bankism.explain.simt.struct_copy import StructCopies
 from bankism.explain.simt.structs import Structs
-from bankism.explain.simt.template_shared import Instance, TemplateShared
+from bankism.explain.simt.template_shared import TemplateRun, TemplateShared
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -73,12 +73,13 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
                  template_values: dict[str, object], param_values: dict[str, int | float | None],
                  recorder: Recorder, snapshot: SnapshotRequest | None = None,
                  on_snapshot: Callable[[Machine], None] | None = None,
-                 instances: list[Instance] | None = None, ran_calls: set[int] | None = None) -> None:
+                 templates: TemplateRun | None = None) -> None:
         self.program = program
         #: The instantiations of template functions with static shared arrays the kernel makes
         #: and the calls of them that ran, from a discovery run (None: this is one).
-        self.instances = instances
-        self.ran_calls = ran_calls or set()
+        self.instances = templates.instances if templates is not None else None
+        self.ran_calls = templates.ran_calls if templates is not None else set()
+        self.siblings = self.sibling_scopes(templates.siblings) if templates is not None else None
         self.kernel = kernel
         self.context = context
         self.recorder = recorder
@@ -289,7 +290,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
             t = init.type
-            for _ in range(type_name.pointers):  # auto* p = &x: auto is x's type
+            for _ in range(type_name.pointers):  # `auto *p = q;`: auto is what q points to
                 t = t.elem if t.kind == "ptr" else t
             return t
         if base in C.GROUP_TYPES:

@@ -37,7 +37,20 @@ class OuterShared:
     position: tuple[int, int]
 
 
+def cached(program: Program, what: str, key: object, compute):  # noqa: ANN001, ANN202
+    """``compute()`` once per parsed program (a block's machine asks again for every block)."""
+    cache = program.__dict__.setdefault("_placement_cache", {})
+    if (what, key) not in cache:
+        cache[(what, key)] = compute()
+    return cache[(what, key)]
+
+
 def outer_shared(program: Program) -> list[OuterShared]:
+    """Every outer __shared__ array of ``program`` (see ``_outer_shared``), computed once."""
+    return cached(program, "outer", None, lambda: _outer_shared(program))
+
+
+def _outer_shared(program: Program) -> list[OuterShared]:
     """Every file-scope __shared__ array and every __shared__ array in a __device__
     function of ``program``, in source order."""
     found: list[OuterShared] = []
@@ -82,6 +95,11 @@ def _file_scope_shared(root) -> list[tuple[int, str]]:  # noqa: ANN001
 
 
 def kernel_reach(program: Program, kernel: S.Function) -> tuple[set[int], set[str]]:
+    """What ``kernel`` may call and name (see ``_kernel_reach``), computed once."""
+    return cached(program, "reach", id(kernel), lambda: _kernel_reach(program, kernel))
+
+
+def _kernel_reach(program: Program, kernel: S.Function) -> tuple[set[int], set[str]]:
     """(ids of the functions ``kernel`` may call, directly or not; identifiers they use)."""
     reached: set[int] = {id(kernel)}
     names: set[str] = set()
@@ -120,6 +138,11 @@ class OuterPlan:
 
 
 def plan_outer(program: Program, kernel: S.Function) -> OuterPlan:
+    """Where ``kernel``'s outer arrays go (see ``_plan_outer``), computed once per kernel."""
+    return cached(program, "plan", id(kernel), lambda: _plan_outer(program, kernel))
+
+
+def _plan_outer(program: Program, kernel: S.Function) -> OuterPlan:
     """Split the outer __shared__ arrays ``kernel`` uses as nvcc places them."""
     outers = outer_shared(program)
     plan = OuterPlan([], [], [], [])

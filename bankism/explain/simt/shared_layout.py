@@ -121,7 +121,7 @@ class SharedLayout:
                     self._deferred[id(item)] = failure
             return out
 
-        local, module, unsure = self.templated_entries(plan.templated, plan.after, full)
+        local, module, unsure = self.templated_entries(plan.templated, own, plan.after, full)
         after = []
         for outer in plan.after:
             if id(outer.item) not in unsure:
@@ -136,7 +136,9 @@ class SharedLayout:
         idle = np.zeros(self.threads, bool)
         self.frames.append(Frame(self.kernel, [dict(self.bindings), {}], idle, C.VOID))
         try:
-            return entries(plan.before) + own + local + entries(after) + module
+            # a template kernel is emitted after the instantiations it makes: theirs come first
+            inside = local + own if self.kernel.template_params else own + local
+            return entries(plan.before) + inside + entries(after) + module
         finally:
             self.frames.pop()
 

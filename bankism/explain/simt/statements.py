@@ -238,6 +238,12 @@ class Statements:
         value = self.coerce(init_value, t, item) if init_value is not None else self._uninitialized(t)
         self.declare(item.name, Variable(item.name, t, self.copy_value(value)))
 
+    def braced(self, t: CType, init: S.InitList, mask: Mask, node: S.Node) -> Value:
+        """The value ``{...}`` gives an object of type ``t`` (``x = {a, b}``, ``return {};``)."""
+        if t.kind == "struct":
+            return self.construct(t, [self.eval(e, mask) for e in init.items], mask, node)
+        return self.braced_value(t, init, mask, node)
+
     def braced_value(self, t: CType, init: S.InitList, mask: Mask, node: S.Node) -> Value:
         """The value ``T x{...}`` gives a scalar, vector or pointer: ``{}`` is zero (null),
         ``{v}`` is ``v`` converted (a vector from a vector of its type too), ``{a, b, ..}``
@@ -401,7 +407,10 @@ class Statements:
                     )
                 frame.result_lvalue = target
             else:
-                value = self.eval(stmt.value, mask)
+                if isinstance(stmt.value, S.InitList) and frame.return_type is not None:  # `return {a, b};`
+                    value = self.braced(frame.return_type, stmt.value, mask, stmt)
+                else:
+                    value = self.eval(stmt.value, mask)
                 if frame.return_type is not None:
                     value = self.coerce(value, frame.return_type, stmt)
                 value = self.copy_value(value)

@@ -27,7 +27,7 @@ import numpy as np
 
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
-from bankism.explain.simt.bindings import MemLV
+from bankism.explain.simt.bindings import GlobalArray, MemLV, Variable
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, SharedVariable, local_load, local_store
 from bankism.explain.simt.values import (
@@ -121,8 +121,6 @@ def padded(t: CType, node: S.Node) -> bool:
 def designates_memory(machine: object, expr: S.Expr) -> bool:
     """Whether ``expr`` names an object in memory (an array element, ``*p``, ``p->m``, a
     member of one, a shared or global variable) rather than a local value or a call's result."""
-    from bankism.explain.simt.bindings import GlobalArray, Variable
-
     if isinstance(expr, S.Subscript) or (isinstance(expr, S.Unary) and expr.op == "*"):
         return True
     if isinstance(expr, S.Member):
@@ -169,7 +167,7 @@ class StructCopies:
     def _copy_node(self, node: S.Node, width: int) -> S.Node:
         """The site of a struct copy's accesses of one width (the access expression itself
         for the first width seen, a copy of it for the others)."""
-        nodes = self.__dict__.setdefault("_copy_nodes", {})
+        nodes = self.__dict__.setdefault("_copy_nodes", {})  # (id(node), width) -> site node
         key = (id(node), width)
         if key not in nodes:
             nodes[key] = node if not any(k[0] == id(node) for k in nodes) else copy.copy(node)

@@ -60,21 +60,27 @@ class Structs:
                 return binding.type
         return None
 
-    def struct_type(self, name: str, args: list | None, node: S.Node, mask: Mask) -> CType:
+    def struct_type(self, name: str, args: list | None, node: S.Node, mask: Mask,
+                    enclosing: tuple[str, dict[str, object]] | None = None) -> CType:
         """Instantiate struct ``name`` with template arguments ``args`` (written in the
-        current scope): pick the specialization that matches, bind its parameters, lay it out."""
+        current scope): pick the specialization that matches, bind its parameters, lay it out.
+        ``enclosing`` (label, names) is the instantiation an unnamed member struct is inside."""
         definitions = self.program.structs[name]
         values = [self._template_argument_value(a, mask) for a in (args or [])]
-        key = (name, tuple(_key(v) for v in values))
+        key = (name, tuple(_key(v) for v in values), enclosing[0] if enclosing else None)
         cached = self._struct_types.get(key)
         if cached is not None:
             return cached
         chosen, bindings = self._choose_definition(definitions, values, node)
         if chosen.error is not None:
             raise BankismError(chosen.error)
+        if enclosing is not None:  # its names are the enclosing struct's (template parameters too)
+            bindings = {**enclosing[1], **bindings}
         info = StructInfo(chosen, bindings)
         label = name + (f"<{', '.join(v.name if isinstance(v, CType) else str(v) for v in values)}>"
                         if values else "")
+        if enclosing is not None:
+            label = enclosing[0] + name[name.index("::"):]
         frame = Frame(self.kernel, [dict(self.globals), bindings], np.zeros(self.threads, bool), None)
         self.frames.append(frame)
         try:
@@ -104,7 +110,10 @@ class Structs:
                 bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
             info.items = [item for item, _ in bases] + list(chosen.fields)
             members = [(item.name, t) for item, t in bases]
-            members += [(item.name, self.resolve_type(item.type, mask)) for item in chosen.fields]
+            nested = {inner.name for inner in chosen.nested}
+            members += [(item.name, self.struct_type(item.type.base, None, item, mask, (label, bindings))
+                         if item.type.base in nested and not item.type.pointers else
+                         self.resolve_type(item.type, mask)) for item in chosen.fields]
             align = self.integer_constant(chosen.align, mask, "alignment") if chosen.align is not None else 1
         finally:
             self.frames.pop()

@@ -17,7 +17,7 @@ thread declares them."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -27,8 +27,8 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, TypeAlias
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import SharedVariable
-from bankism.explain.simt.placement import OuterShared, kernel_reach
-from bankism.explain.simt.values import Failure, Mask, Scalar
+from bankism.explain.simt.placement import OuterShared, cached, kernel_reach
+from bankism.explain.simt.values import Failure, Mask, Scalar, constant
 
 #: Where a discovery run puts each instantiation's arrays (apart, so no placement matters).
 _DISCOVERY_ALIGN = 1024
@@ -42,6 +42,9 @@ class Instance:
     function: S.Function
     key: tuple
     bindings: dict[str, object]
+    #: The type each of its arrays had when declared in the discovery run (by declarator id):
+    #: sizes may use the function's own constexpr locals.
+    types: dict[int, CType] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
@@ -83,10 +86,13 @@ def instance_key(function: S.Function, scope: dict[str, object]) -> tuple:
     return (id(function), tuple(_binding_key(scope[p.name]) for p in function.template_params))
 
 
-def _calls(body: S.Node, names: set[str]) -> list[S.Call]:
-    """Calls by name to one of ``names`` in ``body``, in source order."""
-    found = [n for n in S.walk(body) if isinstance(n, S.Call) and n.function in names]
-    return sorted(found, key=lambda c: (c.line, c.col))
+def _calls(program, body: S.Node, names: set[str]) -> list[S.Call]:  # noqa: ANN001
+    """Calls by name to one of ``names`` in ``body``, in source order (found once per body)."""
+    def find() -> list[S.Call]:
+        found = [n for n in S.walk(body) if isinstance(n, S.Call) and n.function in names]
+        return sorted(found, key=lambda c: (c.line, c.col))
+
+    return cached(program, "calls", (id(body), frozenset(names)), find)
 
 
 def _instantiated(program, kernel: S.Function) -> bool:  # noqa: ANN001
@@ -100,10 +106,33 @@ def _instantiated(program, kernel: S.Function) -> bool:  # noqa: ANN001
     return explicit.search(program.pre.text) is not None
 
 
+@dataclass
+class TemplateRun:
+    """What placing template functions' arrays needs from outside one block's run: the
+    instantiations the discovery run made and the calls of them that ran, and the template
+    arguments of the file's other instantiations of this (template) kernel (None: not known)."""
+
+    instances: list[Instance]
+    ran_calls: set[int]
+    siblings: list[dict[str, object]] | None
+
+
 class TemplateShared:
     """Per-instantiation static shared arrays (a mixin of ``Machine``)."""
 
-    def templated_entries(self, templated: list[OuterShared], after: list[OuterShared],
+    def sibling_scopes(self, siblings: list[dict[str, object]] | None) -> list[dict[str, object]] | None:
+        """The other instantiations' template arguments as bindings (types as aliases)."""
+        if siblings is None:
+            return None
+        out = []
+        for values in siblings:
+            scope: dict[str, object] = {}
+            for name, value in values.items():
+                scope[name] = TypeAlias(value) if isinstance(value, CType) else constant(C.INT, int(value))
+            out.append(scope)
+        return out
+
+    def templated_entries(self, templated: list[OuterShared], own: list, after: list[OuterShared],
                           full: Mask) -> tuple[list, list, set[int]]:
         """(arrays moved into the kernel, arrays kept at module scope) of the instantiations
         this kernel makes, as layout entries (InstanceItem, type, alignment), and the ids of
@@ -120,18 +149,23 @@ class TemplateShared:
         others = {key for keys in sequences for key in keys}
         local, module, doubtful = [], [], []
         for instance in self.instances:
-            if instance.key in others:
+            sibling = self._sibling_use(instance)
+            if instance.key in others or sibling is True:
                 module.append(instance)
-            elif self.kernel.template_params or instance.function.name in unknown:
+            elif instance.function.name in unknown or sibling is None:
                 doubtful.append(instance)
             else:
                 local.append(instance)
+        mine = [("own", id(entry[0])) for entry in own]
         middle = [("after", id(o.item)) for o in after]
         tu_order = [i.key for i in self._module_order(sequences)]
-        as_local = [i.key for i in self.instances if i not in module] + middle + [
-            k for k in tu_order if any(i.key == k for i in module)]
-        as_module = [i.key for i in local] + middle + [
-            k for k in tu_order if any(i.key == k for i in module + doubtful)]
+
+        def sequence(alone: list[Instance], shared: list[Instance]) -> list:
+            moved = [i.key for i in self.instances if i in alone]
+            inside = moved + mine if self.kernel.template_params else mine + moved
+            return inside + middle + [k for k in tu_order if any(i.key == k for i in shared)]
+
+        as_local, as_module = sequence(local + doubtful, module), sequence(local, module + doubtful)
         hidden = self._calls_not_run()
         if hidden:  # an instantiation this kernel may make is not known: everything after it may move
             first = 0
@@ -145,10 +179,36 @@ class TemplateShared:
                if hidden else "how many kernels of the file use it, or in which order they make it, is not "
                               "known (deduced template arguments, or a template kernel)")
         self._refuse([i for i in self.instances if i.key in unsure], why)
+        for kind, ident in unsure:
+            if kind == "own":
+                self._deferred[ident] = Failure(next(e[0] for e in own if id(e[0]) == ident), "unsupported "
+                                                "construct: where nvcc places this array depends on the "
+                                                f"instantiations of template functions before it: {why}")
         alone = [i for i in self.instances if i not in module and i.key not in unsure]
         shared = [i for i in self.instances if i in module and i.key not in unsure]
         return self._entries(alone, full), self._entries(shared, full), {
-            key[1] for key in unsure if isinstance(key, tuple) and key[:1] == ("after",)}
+            ident for kind, ident in unsure if kind == "after"}
+
+    def _sibling_use(self, instance: Instance) -> bool | None:
+        """For a template kernel: whether another instantiation of it the file makes also makes
+        ``instance`` (True), none does (False), or that is not known (None). A plain kernel: False."""
+        if not self.kernel.template_params:
+            return False
+        if self.siblings is None:
+            return None
+        direct = _calls(self.program, self.program.body(self.kernel), {instance.function.name})
+        keys = [self._explicit_key(c, self.bindings) for c in direct]
+        if None in keys or instance.key not in keys:
+            return None  # made through a helper, or next to a call whose instantiation is not known
+        calls = [c for c, key in zip(direct, keys, strict=True) if key == instance.key]
+        for scope in self.siblings:
+            for call in calls:
+                key = self._explicit_key(call, scope)
+                if key is None:
+                    return None
+                if key == instance.key:
+                    return True
+        return False
 
     def _module_order(self, sequences: list[list[tuple]]) -> list[Instance]:
         """This kernel's instantiations in the order the file first makes them (kernels in
@@ -178,7 +238,7 @@ class TemplateShared:
                               np.zeros(self.threads, bool), C.VOID)
                 self.frames.append(frame)
                 try:
-                    t = self.resolve_type(outer.item.type, full)
+                    t = instance.types.get(id(outer.item)) or self.resolve_type(outer.item.type, full)
                     align = (self.integer_constant(outer.item.type.align, full, "alignment")
                              if outer.item.type.align is not None else None)
                 except Failure as failure:
@@ -190,6 +250,12 @@ class TemplateShared:
         return out
 
     def _other_uses(self) -> tuple[list[list[tuple]], set[str]]:
+        """``_find_other_uses``, once per kernel (every block's machine asks)."""
+        found = cached(self.program, "other uses", id(self.kernel), self._find_other_uses)
+        self._position = found[2]
+        return found[0], found[1]
+
+    def _find_other_uses(self) -> tuple[list[list[tuple]], set[str], int]:
         """The instantiations each other kernel of the file makes, in its call order (kernels
         in source order; ``_position`` is where this kernel falls), and the names of the
         template functions some other kernel calls with arguments that do not tell which."""
@@ -210,14 +276,14 @@ class TemplateShared:
                 except BankismError:
                     unknown.update(name for name in names if name in function.text)
                     continue
-                for call in _calls(body, names):
+                for call in _calls(self.program, body, names):
                     key = self._explicit_key(call)
                     if key is None:
                         unknown.add(call.function)
                     elif key not in keys:
                         keys.append(key)
             sequences.append(keys)
-        return sequences, unknown
+        return sequences, unknown, self._position
 
     def _reached(self, kernel: S.Function) -> list[S.Function]:
         """``kernel`` and the functions it may call (by name), the kernel first."""
@@ -238,7 +304,7 @@ class TemplateShared:
                 body = self.program.body(function)
             except BankismError:
                 continue
-            for call in _calls(body, names):
+            for call in _calls(self.program, body, names):
                 if id(call) in self.ran_calls:
                     continue
                 key = self._explicit_key(call, self.bindings if function is self.kernel else None)
@@ -296,11 +362,14 @@ class TemplateShared:
             raise Failure(item, f"unsupported construct: an instantiation of {frame.function.name} the first "
                                 "simulated block did not make (where nvcc places its static __shared__ array "
                                 "is not known)")
-        if all(i.key != key for i in self.discovered):
+        instance = next((i for i in self.discovered if i.key == key), None)
+        if instance is None:
             bindings = {p.name: frame.scopes[0][p.name] for p in frame.function.template_params}
-            self.discovered.append(Instance(frame.function, key, bindings))
+            instance = Instance(frame.function, key, bindings)
+            self.discovered.append(instance)
         full = Mask(np.ones(self.threads, bool), True, False)
         t = self.resolve_type(item.type, full)
+        instance.types[id(item)] = t
         end = max([a.base + a.size for a in self.shared_arrays], default=self.static_end)
         base = -(-end // _DISCOVERY_ALIGN) * _DISCOVERY_ALIGN
         region = SharedVariable(array_name(frame.function, key, item), t, base, t.size, item.line)
