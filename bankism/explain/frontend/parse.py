@@ -50,7 +50,7 @@ class Program:
     structs: dict[str, list[S.StructDef]] = field(default_factory=dict)
     aliases: dict[str, S.TypeName] = field(default_factory=dict)
     enums: list[S.EnumDef] = field(default_factory=list)
-    _bodies: dict[int, S.Block] = field(default_factory=dict)
+    _bodies: dict[S.Function, S.Block] = field(default_factory=dict)  # by object: ids are reused
 
     @property
     def kernels(self) -> list[S.Function]:
@@ -59,7 +59,7 @@ class Program:
     def body(self, function: S.Function) -> S.Block:
         """The converted body of ``function`` (converted on first use, so unused device
         functions never stop the analysis)."""
-        key = id(function)
+        key = function
         if key not in self._bodies:
             if function.error is not None:
                 raise BankismError(function.error)

@@ -63,7 +63,7 @@ class Expressions:
         return value.data != 0
 
     def _literal(self, expr: S.Literal, mask: Mask) -> Value:
-        cached = self._constants.get(id(expr))
+        cached = self._constants.get(expr)
         if cached is None:
             if expr.type_name == "string":
                 cached = constant(C.INT, 0)
@@ -71,7 +71,7 @@ class Expressions:
                 cached = constant(C.LONG, 0)
             else:
                 cached = constant(C.lookup(expr.type_name), expr.value)
-            self._constants[id(expr)] = cached
+            self._constants[expr] = cached  # by the node itself: a freed node's id is reused
         return cached
 
     def _name(self, expr: S.Name, mask: Mask) -> Value:

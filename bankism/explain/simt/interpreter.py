@@ -109,12 +109,12 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         #: What the report should say about how this block was run (loops counted, not run).
         self.notes: list[str] = []
         #: Loops (statement ids) whose probe found iterations that differ.
-        self.no_repeat: set[int] = set()
+        self.no_repeat: set[S.Stmt] = set()  # by object: an id can be reused
         #: The expression statement running whose value is unused (statements sets it), else None.
         self.discarded: S.Expr | None = None
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
-        self._constants: dict[int, Scalar] = {}
+        self._constants: dict[S.Literal, Scalar] = {}
         self.builtin_variables = self._builtin_values()
         self._expr = {
             S.Literal: self._literal, S.Name: self._name, S.Member: self._member_value,

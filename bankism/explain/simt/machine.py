@@ -32,7 +32,7 @@ class SimtMachine(Protocol):
     span: tuple[int, int] | None
     call_stack: list[tuple[str, S.Node]]
     notes: list[str]
-    no_repeat: set[int]
+    no_repeat: set[S.Stmt]
     matrices: list[GlobalMatrix]
     shared_arrays: list[SharedVariable]
     store: SharedStore

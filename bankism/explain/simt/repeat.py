@@ -36,7 +36,7 @@ def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variabl
     """(counter, iterations) of a counted ``for`` whose shape allows repetition, else None.
     Called after the init statement ran."""
     condition, update = stmt.condition, stmt.update
-    if machine.snapshot is not None or condition is None or update is None or id(stmt) in machine.no_repeat:
+    if machine.snapshot is not None or condition is None or update is None or stmt in machine.no_repeat:
         return None
     if not isinstance(condition, S.Binary) or condition.op not in ("<", "<=", "!=", ">", ">="):
         return None
@@ -253,7 +253,7 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
     ]
     probe = _probe(machine, iteration, changed, third)
     if probe is None:
-        machine.no_repeat.add(id(stmt))  # the loop's iterations differ: do not probe it again
+        machine.no_repeat.add(stmt)  # the loop's iterations differ: do not probe it again
         for _ in range(trips - done):
             iteration()
         return mask

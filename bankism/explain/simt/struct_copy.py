@@ -167,10 +167,10 @@ class StructCopies:
     def _copy_node(self, node: S.Node, width: int) -> S.Node:
         """The site of a struct copy's accesses of one width (the access expression itself
         for the first width seen, a copy of it for the others)."""
-        nodes = self.__dict__.setdefault("_copy_nodes", {})  # (id(node), width) -> site node
-        key = (id(node), width)
+        nodes = self.__dict__.setdefault("_copy_nodes", {})  # (node, width) -> site node
+        key = (node, width)
         if key not in nodes:
-            nodes[key] = node if not any(k[0] == id(node) for k in nodes) else copy.copy(node)
+            nodes[key] = node if not any(k[0] is node for k in nodes) else copy.copy(node)
         return nodes[key]
 
     def check_memory_copy(self, target: MemLV, source: object, expr: S.Assign) -> None:

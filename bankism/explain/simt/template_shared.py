@@ -83,7 +83,7 @@ def array_name(function: S.Function, key: tuple, item: S.Declarator) -> str:
 
 def instance_key(function: S.Function, scope: dict[str, object]) -> tuple:
     """The instantiation of ``function`` whose template parameters ``scope`` binds."""
-    return (id(function), tuple(_binding_key(scope[p.name]) for p in function.template_params))
+    return (function, tuple(_binding_key(scope[p.name]) for p in function.template_params))
 
 
 def _calls(program, body: S.Node, names: set[str]) -> list[S.Call]:  # noqa: ANN001
@@ -92,7 +92,7 @@ def _calls(program, body: S.Node, names: set[str]) -> list[S.Call]:  # noqa: ANN
         found = [n for n in S.walk(body) if isinstance(n, S.Call) and n.function in names]
         return sorted(found, key=lambda c: (c.line, c.col))
 
-    return cached(program, "calls", (id(body), frozenset(names)), find)
+    return cached(program, "calls", (body, frozenset(names)), find)
 
 
 def _instantiated(program, kernel: S.Function) -> bool:  # noqa: ANN001
@@ -337,7 +337,7 @@ class TemplateShared:
             return None
         finally:
             self.frames.pop()
-        return (id(function), tuple(values))
+        return (function, tuple(values))  # the function itself: a lambda's is made per call
 
     def note_call(self, function: S.Function, expr: S.Node) -> None:
         """A call of ``function`` ran (the discovery run keeps the calls of template
