@@ -101,8 +101,10 @@ LOAD = "wmma::load_matrix_sync(f, s, 16);"
 
 
 @pytest.mark.parametrize(("declaration", "call", "words"), [
-    ("wmma::fragment<wmma::matrix_a, 32, 8, 16, half, wmma::row_major> f;", LOAD, "WMMA shape m32n8k16"),
-    ("wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;", LOAD, "WMMA matrix_a of float"),
+    ("wmma::fragment<wmma::matrix_a, 16, 16, 16, signed char, wmma::row_major> f;", LOAD,
+     "WMMA fragment matrix_a m16n16k16 of signed char"),
+    ("wmma::fragment<wmma::matrix_a, 16, 16, 16, float, wmma::row_major> f;", LOAD,
+     "WMMA fragment matrix_a m16n16k16 of float"),
     ("wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;", "wmma::load_matrix_sync(f, s, 16);",
      "needs wmma::mem_row_major or mem_col_major"),
     ("wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;",

@@ -205,10 +205,11 @@ void run(const float *i, float *o) { k<<<1, 32>>>(i, o); }
     ("  int n = threadIdx.x; switch (1) { case n: s[0] = 1; }\n", "case label differs between threads"),
     ("  for (int i = 0; i < 2; ++i) { if (i) goto out; s[i] = 1; }\n out: s[1] = 2;\n",
      "goto out: its label is not later in the same loop body"),
-    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f[2];\n  wmma::fill_fragment(f[0], 0.0f);\n",
-     "local array of wmma::fragment"),
-    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n  s[0] = f.x[0];\n",
-     "member .x of wmma::fragment"),
+    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f[2];\n"
+     "  wmma::fill_fragment(f[threadIdx.x % 2], 0.0f);\n",
+     "the index of an array of fragments differs between threads"),
+    ("  wmma::fragment<wmma::accumulator, 16, 16, 16, float> f;\n  s[0] = f.y;\n",
+     "member .y of a WMMA fragment"),
 ])
 def test_control_flow_and_fragments_explain_cannot_model_are_one_line_errors(tmp_path, body, words):
     source = tmp_path / "e.cu"

@@ -45,7 +45,6 @@ EXPECTED_REFUSALS = {
     "hist_conflict.json": "hw/timing/pairs.cu: bins are values read from global memory",
     "mma_ldsm_conflict.json": "hw/timing/pairs.cu:396: the ldmatrix_x4 helper (an array-reference "
                               "parameter) is not resolved",
-    "wmma_conflict.json": "hw/timing/pairs.cu:450: a local array of wmma::fragment",
 }
 #: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
 #: same trace line by line in the default run. (The register-tiled SGEMM traces, slow until

@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "arch": 1,
     "isa": 1,
     "engine": 2,
+    "render": 3,
     "trace": 3,
     "traceio": 3,
     "capture": 4,

@@ -40,6 +40,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "explain_cmd",
         "Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU.",
     ),
+    "layout": (
+        "layout_cmd",
+        "Bank conflicts of a CuTe layout under its tiled copies, or of a Triton shared encoding; the fix.",
+    ),
     "advise": (
         "advise_cmd",
         "Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array.",
@@ -58,7 +62,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "ncu-import": (
         "capture_cmd",
-        "Read Nsight Compute's shared-memory counters from a CSV export into a trace.",
+        "Read Nsight Compute's shared-memory counters from a CSV export (or an .ncu-rep) into a trace.",
     ),
 }
 

@@ -36,7 +36,7 @@ from bankism.cli.analyze_render import (  # noqa: F401 (print_report and CSV_COL
 )
 from bankism.engine.bankmap_png import draw_png
 from bankism.errors import BankismError
-from bankism.files import check_output
+from bankism.files import check_output, write_text
 from bankism.trace import Trace, open_trace
 
 #: A trace file at least this large gets a spinner on stderr while it loads (when stderr is a terminal).
@@ -63,6 +63,29 @@ def _progress(trace: Trace, launches: list[int] | None, enabled: bool) -> Iterat
     with Progress(*columns, console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("simulating", total=total)
         yield lambda n: progress.advance(task, n)
+
+
+def write_html(report: TraceReport, arch: str, path: Path) -> None:
+    """The --html page: per launch the line table with heat and each line's worst warp as a bank map."""
+    from bankism.cli.analyze_render import _place, _verdict, coverage_text
+    from bankism.cli.pages import analyze_page
+    from bankism.render.html import BankPicture, render_page
+
+    pictures, sentences = {}, {}
+    for launch in report.launches:
+        sentences[launch.index] = (_verdict(launch), coverage_text(launch))
+        for line in launch.lines():
+            stats = line.worst_site
+            if stats is None or stats.worst is None or stats.unmodelled:
+                continue
+            result = simulate_worst(stats, arch)
+            w = stats.worst
+            opcode = stats.site.sass or stats.site.op
+            caption = (f"{_place(stats.site)} {line.op}: site {stats.id} ({opcode}), worst of "
+                       f"{stats.executions:,} executions: block {tuple(w.block)}, warp {w.warp}")
+            picture = BankPicture.of(result.bank_map(0), caption, int(result.ideal[0]))
+            pictures[(launch.index, stats.id)] = picture
+    write_text(path, render_page(analyze_page(report, pictures, sentences)), "--html")
 
 
 def _fail_on_conflict(report: TraceReport) -> None:
@@ -120,10 +143,15 @@ def register(app: typer.Typer) -> None:
         threads: int = typer.Option(
             None, "--threads", metavar="N",
             help="Engine threads (default: one per CPU; 1 on a busy machine)."),
+        html_path: str = typer.Option(
+            None, "--html", metavar="FILE",
+            help="Also write a self-contained HTML report (line table, heat, worst warps' bank maps)."),
     ) -> None:
         """Wavefronts, bank conflicts and cycles of every shared-memory instruction site in a trace."""
         if as_json and as_csv:
             raise BankismError("--json and --csv exclude each other")
+        if html_path is not None:
+            check_output(html_path, "--html", [trace, Path(trace).with_suffix(".npz")])
         if by not in ("line", "site"):
             raise BankismError(f"--by {by}: expected line or site")
         show_progress = not no_progress and sys.stderr.isatty()
@@ -139,6 +167,8 @@ def register(app: typer.Typer) -> None:
             writer.writerows(csv_rows(report))
         else:
             print_report(report, stdout_console(), by=by, wide=wide)
+        if html_path is not None:
+            write_html(report, opened.arch, Path(html_path))
         if fail_on_conflict:
             _fail_on_conflict(report)
 
@@ -148,10 +178,13 @@ def register(app: typer.Typer) -> None:
         site: int = typer.Option(..., "--site", help="Instruction site id (see `bankism analyze`)."),
         launch: int = typer.Option(None, "--launch", help="Launch index (default: the first with the site)."),
         png: str = typer.Option(None, "--png", help="Also draw the bank map into this image file."),
+        svg: str = typer.Option(None, "--svg", metavar="FILE", help="Also draw the bank map as an SVG file."),
     ) -> None:
         """Draw the bank map of the worst warp-instruction of one instruction site."""
         if png is not None:
             check_output(png, "--png", [trace, Path(trace).with_suffix(".npz")])
+        if svg is not None:
+            check_output(svg, "--svg", [trace, Path(trace).with_suffix(".npz"), png])
         opened = open_trace(trace)
         report, stats = worst_of_site(opened, site, launch)
         result = simulate_worst(stats, opened.arch)
@@ -166,3 +199,9 @@ def register(app: typer.Typer) -> None:
             title = f"launch {report.index}, site {stats.id}: {result.describe(0)}"
             draw_png(bank_map, title, Path(png))
             console.print(f"bank map drawn to {png}")
+        if svg is not None:
+            from bankism.render.html import BankPicture, standalone_svg
+
+            caption = f"launch {report.index}, site {stats.id}: {result.describe(0)}"
+            write_text(svg, standalone_svg(BankPicture.of(bank_map, caption, int(result.ideal[0]))), "--svg")
+            console.print(f"bank map drawn to {svg}")

@@ -327,7 +327,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("ncu-import")
     def ncu_import_command(
-        report: Annotated[Path, typer.Argument(help="An `ncu --csv` export (raw page or details page).")],
+        report: Annotated[Path, typer.Argument(
+            help="An `ncu --csv` export (raw or details page), or an .ncu-rep report (needs bankism[ncu]).")],
         into: Annotated[
             Path | None, typer.Option(help="Trace whose matching launches get the counters.")
         ] = None,
@@ -337,12 +338,18 @@ def register(app: typer.Typer) -> None:
         ] = None,
         kernel: KernelRegex = None,
     ) -> None:
-        """Read Nsight Compute's shared-memory counters from a CSV export into a trace."""
+        """Read Nsight Compute's shared-memory counters from a CSV export (or an .ncu-rep) into a trace."""
         from bankism.capture import ncu
         from bankism.trace import load, save
 
         target, label = _import_target(report, into, output)
-        profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
+        if report.suffix in (".ncu-rep", ".ncu-repz"):
+            from bankism.capture.ncu_rep import read_report
+
+            launches = read_report(report)
+        else:
+            launches = ncu.read_csv(report)
+        profiled = ncu.select_kernels(launches, kernel)
         if not profiled:
             raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
         if into is not None:

@@ -217,6 +217,8 @@ def register(app: typer.Typer) -> None:
         launch: Annotated[int | None, typer.Option(help="With --trace: the launch index to use.")] = None,
         line: Annotated[list[str] | None, typer.Option(
             help="Report only the access sites on this line (repeatable).")] = None,
+        html_path: Annotated[str | None, typer.Option(
+            "--html", metavar="FILE", help="Also write a self-contained HTML report with bank maps.")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
         from bankism.explain import ExplainOptions, explain, render
@@ -245,6 +247,10 @@ def register(app: typer.Typer) -> None:
             pre_includes=list(pre_include or []),
             undefines=[_name(n, "-U") for n in undefine or []],
         )
+        if html_path is not None:
+            from bankism.files import check_output
+
+            check_output(html_path, "--html", [path if path != "-" else None, trace])
         source = _read(path)
         try:
             with _waiting_notice(path, sys.stderr.isatty()):
@@ -266,3 +272,9 @@ def register(app: typer.Typer) -> None:
             print(json.dumps({**envelope, **report}, indent=1))
         else:
             print(render(report, all_warps=all_warps, bank_maps=bank_map))
+        if html_path is not None:
+            from bankism.cli.pages import explain_page
+            from bankism.files import write_text
+            from bankism.render.html import render_page
+
+            write_text(html_path, render_page(explain_page(report)), "--html")

@@ -8,6 +8,7 @@ import re
 
 from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
 from bankism.errors import BankismError
+from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
@@ -269,7 +270,7 @@ def _template_values(
             node = launch.template_args[position]
             text = " ".join(node.text.decode().split())
             if param.is_type:
-                t = C.lookup(text.replace("const ", ""))
+                t = C.lookup(text.replace("const ", "")) or tag_type(text)
                 if t is None:
                     raise BankismError(
                         f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
@@ -313,7 +314,7 @@ def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: Ho
 
 def _defined(name: str, text: str, is_type: bool) -> object:
     if is_type:
-        t = C.lookup(" ".join(text.split()))
+        t = C.lookup(" ".join(text.split())) or tag_type(text)
         if t is None:
             raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
         return t

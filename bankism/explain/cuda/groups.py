@@ -154,7 +154,7 @@ def _combine(machine: SimtMachine, group: Group, value: Scalar, ufunc: np.ufunc,
     return Scalar(value.type, result[segment], known_out, None, value.taint)
 
 
-def _rank(machine: SimtMachine, group: Group) -> np.ndarray:
+def group_rank(machine: SimtMachine, group: Group) -> np.ndarray:
     tid = machine.lanes
     if group.kind == "block":
         return tid
@@ -245,7 +245,7 @@ def group_method(machine: SimtMachine, group: Group, expr: S.MethodCall, mask: M
     if name == "thread_rank":
         return Scalar(
             C.UINT if group.kind != "grid" else C.ULLONG,
-            _rank(machine, group).astype(np.uint32 if group.kind != "grid" else np.uint64),
+            group_rank(machine, group).astype(np.uint32 if group.kind != "grid" else np.uint64),
         )
     if name in ("size", "num_threads"):
         if group.kind == "coalesced":

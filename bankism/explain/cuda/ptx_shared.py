@@ -45,15 +45,20 @@ class PtxSharedMemory:
     # --- shared-memory instructions ------------------------------------------------------
 
     def _shared_lanes(self, operand: Operand, state: PtxState, stmt: PtxStatement, mask: Mask, width: int,
-                      op: str, check: np.ndarray | None = None) -> tuple[np.ndarray, SharedVariable]:
+                      op: str, check: np.ndarray | None = None,
+                      generic: bool = False) -> tuple[np.ndarray, SharedVariable]:
         """Per-thread shared-window addresses of an ``[addr]`` operand, checked against the
-        shared arrays (bounds, alignment) in the running threads (``check``: lanes to check)."""
+        shared arrays (bounds, alignment) in the running threads (``check``: lanes to check);
+        ``generic``: the instruction has no state space, so a generic pointer into a
+        ``__shared__`` array is its place in the window."""
         if operand.kind != "addr":
             raise Failure(stmt, f"unsupported construct: `{stmt.text}`: expected a [address] operand")
         if operand.name:
             base = self._read(Operand("reg", operand.name), state, stmt, mask)
         else:
             base = constant(C.ULONG, operand.value)
+        if isinstance(base, Pointer) and generic:
+            base = shared_address(base, C.ULONG, stmt)
         if isinstance(base, Pointer):
             raise Failure(stmt, f"{stmt.opcode} takes a shared-window address, not a generic pointer: "
                                 "convert it with __cvta_generic_to_shared() or cvta.to.shared")
@@ -141,13 +146,15 @@ class PtxSharedMemory:
 
     def _matrix(self, stmt: PtxStatement, parts: list[str], state: PtxState, mask: Mask) -> None:
         number = next((int(p[1:]) for p in parts if p in ("x1", "x2", "x4")), None)
-        if number is None or "m8n8" not in parts or parts[-1] != "b16" or state_space(parts) != "shared":
+        space = state_space(parts)
+        if number is None or "m8n8" not in parts or parts[-1] != "b16" or space not in ("shared", "generic"):
             raise Failure(stmt, f"unsupported construct: PTX instruction {stmt.opcode} (explain models the "
-                                ".m8n8 .x1/.x2/.x4 .shared .b16 forms)")
+                                ".m8n8 .x1/.x2/.x4 .b16 forms on shared memory)")
         load = parts[0] == "ldmatrix"
         registers, address = two_operands(stmt) if load else two_operands(stmt)[::-1]
         used = (self.lanes % LANES) < LANES_PER_MATRIX * number
-        addresses, region = self._shared_lanes(address, state, stmt, mask, 16, parts[0], used)
+        addresses, region = self._shared_lanes(address, state, stmt, mask, 16, parts[0], used,
+                                               generic=space == "generic")
         self._record_ptx(stmt, parts[0], C.VECTORS["uint4"], region, addresses, mask, matrices=number)
         if load:
             self._unknown_into(registers, state, stmt, mask, C.UINT,
@@ -159,9 +166,9 @@ class PtxSharedMemory:
         if len(stmt.operands) < 3:
             raise Failure(stmt, f"unsupported construct: `{stmt.text}`")
         dst, src, size = stmt.operands[:3]
-        if size.kind != "imm" or size.value not in (4, 8, 16):
+        width = self._immediate(size, state, stmt, mask)
+        if width not in (4, 8, 16):
             raise Failure(stmt, f"{stmt.opcode}: the copy size must be 4, 8 or 16")
-        width = int(size.value)
         addresses, region = self._shared_lanes(dst, state, stmt, mask, width, "ldgsts")
         self._record_ptx(stmt, "ldgsts", access_type(C.UCHAR, width), region, addresses, mask)
         source = self._read(Operand("reg", src.name), state, stmt, mask) if src.kind == "addr" and src.name \
@@ -173,6 +180,19 @@ class PtxSharedMemory:
             if all_known(given.known, mask):
                 filled = per_thread(np.asarray(given.data, np.int64), self.threads)
         self._copy_in(addresses, width, source, src.offset if src.kind == "addr" else 0, filled, mask)
+
+    def _immediate(self, operand: Operand, state: PtxState, stmt: PtxStatement, mask: Mask) -> int | None:
+        """An operand PTX wants as an immediate: a literal, or an ``"n"`` (or other) operand whose
+        value is known and the same in every running thread (a template constant); else None."""
+        if operand.kind == "imm":
+            return int(operand.value) if isinstance(operand.value, int) else None
+        if operand.kind != "reg":
+            return None
+        value = self._read(operand, state, stmt, mask)
+        if not isinstance(value, Scalar) or not all_known(value.known, mask):
+            return None
+        data = per_thread(np.asarray(value.data, np.int64), self.threads)[mask.arr]
+        return int(data[0]) if data.size and (data == data[0]).all() else None
 
     def _copy_in(self, addresses: np.ndarray, width: int, source: Value | None, offset: int,
                  filled: np.ndarray, mask: Mask) -> None:

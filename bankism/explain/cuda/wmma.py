@@ -1,37 +1,29 @@
-"""WMMA (``nvcuda::wmma``) in explain: fragment types, and ``load_matrix_sync`` /
-``store_matrix_sync`` from and to shared memory as the LDSM/LDS/STS instructions nvcc emits
-for them, with the lanes' addresses; ``fill_fragment`` and ``mma_sync`` touch no memory.
+"""WMMA (``nvcuda::wmma``) in explain: fragment types (their shape and element type may be
+template parameters or named constants), arrays of fragments, ``f.num_elements`` and
+``f.x[i]``, and ``load_matrix_sync`` / ``store_matrix_sync`` on shared memory as the
+instructions nvcc emits for them (``wmma_layouts``, read from SASS and checked on the H100);
+``fill_fragment`` and ``mma_sync`` touch no memory.
 
-The instruction sequences below were read from the SASS of nvcc 13.0 (``-arch=sm_90 -O3``)
-for every fragment and layout of m16n16k16 with ldm 16, 24 and 40 (traces/wmma_sass/), and
-the lane addresses checked against an H100 trace (traces/wmma_tiles.json):
-
-* ``matrix_a``/``matrix_b`` (half or bf16): one ``LDSM.16.M88.4`` (a row-major, b col-major)
-  or ``LDSM.16.MT88.4`` (a col-major, b row-major); lane ``l`` gives the row address of
-  8x8 matrix ``l // 8``;
-* float accumulator: row-major, 4 ``LDS.64``/``STS.64``; col-major, 8 ``LDS``/``STS``;
-* half accumulator: row-major, 4 32-bit ``LDS``/``STS``; col-major, 4 32-bit ``LDS``/``STS``
-  (with ``MOVM`` transposes in registers).
-
-Other shapes and element types are refused with a one-line error."""
+Fragment values are not tracked beyond a uniform fill: a store writes values explain does
+not know, except after ``fill_fragment`` with a known value and no element written since.
+Fragments explain has no instruction table for (integer, sub-byte) are refused when a load
+or store of one runs, naming the fragment."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
-from tree_sitter import Node
 
 from bankism.arch import LANES
 from bankism.explain.cuda.builtins import BUILTINS
+from bankism.explain.cuda.wmma_layouts import TF32, FragmentSpec, Plan, Unmodelled, plan
 from bankism.explain.frontend import syntax as S
-from bankism.explain.frontend.treesitter import node_text
 from bankism.explain.simt import ctype as C
-from bankism.explain.simt.bindings import Variable, VarLV
+from bankism.explain.simt.bindings import OBJECT_MEMBERS, OBJECT_TYPES, MemLV, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.machine import SimtMachine
-from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
+from bankism.explain.simt.memory import GlobalMatrix, LocalArray, SharedVariable, local_store
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -44,17 +36,12 @@ from bankism.explain.simt.values import (
     per_thread,
 )
 
-_FRAGMENT = re.compile(r"^(?:nvcuda::)?(?:wmma::)?fragment\s*<(.*)>$", re.S)
-
-
-@dataclass(frozen=True)
-class FragmentSpec:
-    use: str          # matrix_a, matrix_b, accumulator
-    m: int
-    n: int
-    k: int
-    element: str      # half, float, __nv_bfloat16, ...
-    layout: str       # row_major, col_major, or "" (accumulator)
+_USES = ("matrix_a", "matrix_b", "accumulator")
+_LAYOUTS = ("row_major", "col_major")
+#: Names that are WMMA tag types (a template type parameter may be bound to one).
+_TAGS = (*_USES, *_LAYOUTS, "tf32", "precision::tf32")
+_ELEMENT_TYPES = {"half": C.HALF, "__half": C.HALF, "float": C.FLOAT, "double": C.DOUBLE, "tf32": C.FLOAT,
+                  "__nv_bfloat16": C.lookup("__nv_bfloat16"), "nv_bfloat16": C.lookup("__nv_bfloat16")}
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,99 +52,105 @@ class FragmentType(CType):
 
 
 class Fragment:
-    """A fragment's value: explain tracks only a uniform fill (``fill_fragment``)."""
+    """A fragment's value: a uniform fill (``fill_fragment``) or nothing known, and the
+    per-thread elements ``x`` once the kernel names them."""
 
-    __slots__ = ("type", "fill")
+    __slots__ = ("type", "fill", "x")
 
     def __init__(self, type: FragmentType, fill: Scalar | None) -> None:
         self.type = type
         self.fill = fill
+        self.x: LocalArray | None = None
 
 
-def type_name(node: Node) -> str | None:
-    """The canonical name of a ``wmma::fragment<...>`` type node, else None."""
-    text = " ".join(node_text(node).split())
-    match = _FRAGMENT.match(text)
-    if match is None:
-        return None
-    args = [a.strip().split("::")[-1] for a in match.group(1).split(",")]
-    return "wmma::fragment<" + ",".join(args) + ">"
-
-
-def fragment_type(name: str) -> FragmentType | None:
-    """The FragmentType a canonical name from ``type_name`` denotes (None if not one)."""
-    if not name.startswith("wmma::fragment<"):
-        return None
-    args = name[len("wmma::fragment<"):-1].split(",")
-    if len(args) not in (5, 6):
-        return None
-    use, m, n, k, element = args[:5]
-    layout = args[5] if len(args) == 6 else ""
-    try:
-        spec = FragmentSpec(use, int(m), int(n), int(k), element, layout)
-    except ValueError:
-        return None
+def _make(spec: FragmentSpec) -> FragmentType:
+    layout = f",{spec.layout}" if spec.layout else ""
+    name = f"wmma::fragment<{spec.use},{spec.m},{spec.n},{spec.k},{spec.element}{layout}>"
     return FragmentType(name, "wmma", 0, 1, None, False, 0, None, 1, spec=spec)
 
 
-# --- the instructions nvcc emits ------------------------------------------------------------
-
-_HALVES = ("half", "__half", "__nv_bfloat16", "nv_bfloat16", "bfloat16")
-
-
-@dataclass(frozen=True)
-class _Access:
-    """One instruction of a load/store: width, the engine op, and each lane's (row, col)."""
-
-    width: int
-    op: str
-    rows: np.ndarray
-    cols: np.ndarray
-    matrices: int | None = None
+def tag_type(text: str) -> CType | None:
+    """The WMMA tag type spelled ``text`` (``wmma::row_major``, ``nvcuda::wmma::matrix_a``), else None:
+    a kernel's template argument may be one."""
+    name = "".join(text.split()).split("wmma::")[-1]
+    return CType(name, "wmma_tag") if name in _TAGS else None
 
 
-def _matrix_lanes(across_first: bool) -> tuple[np.ndarray, np.ndarray]:
-    """(stored row, stored column) of each lane's 16-byte row address for LDSM x4 of a
-    16x16 tile in memory: lane l gives row l % 8 of 8x8 matrix l // 8, and the four matrices
-    go down the stored rows first (row 0-7, 8-15 of column block 0, then of block 1) or,
-    ``across_first``, along the stored row first."""
-    lane = np.arange(LANES)
-    matrix, i = lane // 8, lane % 8
-    if across_first:
-        return i + 8 * (matrix // 2), 8 * (matrix % 2)
-    return i + 8 * (matrix % 2), 8 * (matrix // 2)
+def fragment_type(machine: SimtMachine, type_name: S.TypeName) -> CType | None:
+    """The type ``wmma::fragment<use, m, n, k, T[, layout]>`` denotes (its arguments may be
+    template parameters or constants), a WMMA tag type (``wmma::row_major``), else None."""
+    base = type_name.base
+    if base in _TAGS and not type_name.args:
+        return tag_type(base)
+    if base != "fragment" or type_name.args is None or not (type_name.scope.endswith("wmma") or
+                                                           base not in machine.program.structs):
+        return None
+    args = type_name.args
+    if len(args) not in (5, 6):
+        raise Failure(type_name, "wmma::fragment takes 5 or 6 template arguments")
+    full = Mask(np.ones(machine.threads, bool), True, False)
+    use = _tag(machine, args[0], _USES, "fragment use", full)
+    m, n, k = (machine.template_value(a, full) for a in args[1:4])
+    element = _element(machine, args[4], full)
+    layout = _tag(machine, args[5], _LAYOUTS, "fragment layout", full) if len(args) == 6 else ""
+    return _make(FragmentSpec(use, m, n, k, element, layout))
 
 
-def _accesses(spec: FragmentSpec, layout: str, node: S.Node) -> tuple[list[_Access], int, bool]:
-    """The instructions of one load/store of a fragment: (accesses, element size, column-major)."""
-    if (spec.m, spec.n, spec.k) != (16, 16, 16):
-        raise Failure(node, f"unsupported construct: WMMA shape m{spec.m}n{spec.n}k{spec.k} (explain models "
-                            "m16n16k16)")
-    lane = np.arange(LANES)
-    if spec.use in ("matrix_a", "matrix_b"):
-        if spec.element not in _HALVES:
-            raise Failure(node, f"unsupported construct: WMMA {spec.use} of {spec.element} (explain models "
-                                "half and bf16)")
-        # Stored rows are A's rows (row-major a), k (col-major a, row-major b) or B's columns
-        # (col-major b); the fragment's matrix order puts k blocks last for a, first for b.
-        rows, cols = _matrix_lanes(spec.layout == "col_major")
-        return [_Access(16, "ldmatrix", rows, cols, 4)], 2, False
-    if spec.use != "accumulator":
-        raise Failure(node, f"unsupported construct: WMMA fragment use {spec.use}")
-    col_major = layout == "mem_col_major"
-    blocks = [(0, 0), (8, 0), (0, 8), (8, 8)]
-    if spec.element == "float":
-        r, c = lane // 4, 2 * (lane % 4)
-        if not col_major:
-            return [_Access(8, "", r + dr, c + dc) for dr, dc in blocks], 4, False
-        return [_Access(4, "", r + dr, c + dc + j) for dr, dc in blocks for j in (0, 1)], 4, True
-    if spec.element in ("half", "__half"):
-        if not col_major:
-            return [_Access(4, "", lane // 4 + dr, 2 * (lane % 4) + dc) for dr, dc in blocks], 2, False
-        # col-major: each lane reads two halves down a column (MOVM transposes them).
-        return [_Access(4, "", 2 * (lane % 4) + dr, lane // 4 + dc) for dr, dc in blocks], 2, True
-    raise Failure(node, f"unsupported construct: WMMA accumulator of {spec.element} (explain models float "
-                        "and half)")
+def _tag(machine: SimtMachine, arg: S.TypeName | S.Expr, names: tuple[str, ...], what: str,
+         mask: Mask) -> str:
+    name = (arg.base if isinstance(arg, S.TypeName) else getattr(arg, "name", arg.text)).split("::")[-1]
+    if name not in names and isinstance(arg, S.TypeName):
+        resolved = machine.resolve_type(arg, mask)        # a template type parameter
+        name = resolved.name
+    if name not in names:
+        raise Failure(arg, f"{what} {arg.text} is not one of {', '.join(names)}")
+    return name
+
+
+def _element(machine: SimtMachine, arg: S.TypeName | S.Expr, mask: Mask) -> str:
+    if isinstance(arg, S.TypeName) and (arg.base in TF32 or arg.text.replace(" ", "").endswith("tf32")):
+        return "tf32"
+    if not isinstance(arg, S.TypeName):
+        arg = S.TypeName(arg.line, arg.text, getattr(arg, "name", arg.text), file=arg.file)
+    return machine.resolve_type(arg, mask).name
+
+
+# --- elements -------------------------------------------------------------------------------
+
+
+def _member(machine: SimtMachine, base, expr: S.Member, mask: Mask):  # noqa: ANN001, ANN202
+    """``f.num_elements`` (a constant) and ``f.x`` (the thread's elements, values not known
+    unless the kernel wrote them or the fragment was filled)."""
+    fragment = _fragment_of(machine, base, expr)
+    spec = fragment.type.spec
+    count = spec.num_elements
+    if count is None:
+        raise Failure(expr, f"unsupported construct: {expr.field} of {fragment.type}")
+    if expr.field == "num_elements":
+        return VarLV(Variable("num_elements", C.INT, constant(C.INT, count)))
+    if expr.field != "x":
+        raise Failure(expr, f"unsupported construct: member .{expr.field} of a WMMA fragment")
+    if fragment.x is None:
+        element = _ELEMENT_TYPES.get(spec.element) or C.FLOAT
+        fragment.x = LocalArray(f"{expr.base.text}.x", C.array_of(element, count), machine.threads)
+        if fragment.fill is not None:
+            everyone = Mask.of(np.ones(machine.threads, bool))
+            for slot in range(count):
+                local_store(fragment.x, np.int64(slot), fragment.fill, everyone)
+    fragment.fill = None  # elements may be written from here on: a store no longer writes the fill
+    return MemLV(fragment.x, np.int64(0), fragment.x.type, expr)
+
+
+def _fragment_of(machine: SimtMachine, target, node: S.Node) -> Fragment:  # noqa: ANN001
+    if not isinstance(target, VarLV) or not isinstance(target.var.type, FragmentType):
+        raise Failure(node, "expected a wmma::fragment variable")
+    if not isinstance(target.var.value, Fragment):
+        target.var.value = Fragment(target.var.type, None)
+    return target.var.value
+
+
+OBJECT_MEMBERS["wmma"] = _member
+OBJECT_TYPES.append(fragment_type)
 
 
 # --- the built-ins --------------------------------------------------------------------------
@@ -204,28 +197,38 @@ def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Val
     ldm = _ldm(machine, expr.args[2], mask)
     if not isinstance(pointer, Pointer):
         raise Failure(pointer_expr, f"{expr.function}() needs a pointer")
-    accesses, element, col_major = _accesses(spec, layout, expr)
     if isinstance(pointer.region, SharedVariable):
-        region = pointer.region
-        base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
-        lane = machine.lanes % LANES
-        for access in accesses:
-            rows, cols = access.rows[lane], access.cols[lane]
-            offsets = (cols * ldm + rows) * element if col_major else (rows * ldm + cols) * element
-            addresses = base + offsets
-            op = access.op or ("load" if load else "store")
-            machine.shared_region_of(addresses, mask.arr, access.width, expr)
-            recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
-            extra = {"matrices": access.matrices} if access.matrices else {}
-            machine.recorder.record(expr, op, recorded, region, addresses, mask, machine.context.block_index,
-                                    span=machine.span, calls=tuple(machine.call_stack), **extra)
-            if not load:
-                _store(machine, addresses, access.width, variable, element, mask)
+        try:
+            instructions = plan(spec, layout)
+        except Unmodelled as error:
+            raise Failure(expr, f"unsupported construct: {error}") from None
+        _shared(machine, expr, mask, load, variable, pointer, ldm, instructions)
     elif not isinstance(pointer.region, GlobalMatrix):
         raise Failure(pointer_expr, f"{expr.function}() through this pointer")
     if load:
         variable.value = Fragment(t, None)
     return constant(C.INT, 0)
+
+
+def _shared(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool, variable: Variable, pointer: Pointer,
+            ldm: int, instructions: Plan) -> None:
+    region = pointer.region
+    base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
+    lane = machine.lanes % LANES
+    for access in instructions.accesses:
+        addresses = base + (access.rows[lane] * ldm + access.cols[lane]) * instructions.element
+        op = access.op or ("load" if load else "store")
+        machine.shared_region_of(addresses, mask.arr, access.width, expr)
+        recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
+        extra = {"matrices": access.matrices} if access.matrices else {}
+        machine.recorder.record(expr, op, recorded, region, addresses, mask, machine.context.block_index,
+                                span=machine.span, calls=tuple(machine.call_stack), **extra)
+        if access.generic:
+            opcode = "LD" if load else "ST"
+            suffix = {4: "", 8: ".64", 16: ".128"}[access.width]
+            machine.recorder.last.sass = f"{opcode}.E{suffix} (generic, nvcc gives this WMMA type no LDS/STS)"
+        if not load:
+            _store(machine, addresses, access.width, variable, instructions.element, mask)
 
 
 _WIDTH_TYPES = {4: C.UINT, 8: C.VECTORS["uint2"]}
@@ -235,7 +238,9 @@ def _store(machine: SimtMachine, addresses: np.ndarray, width: int, variable: Va
            mask: Mask) -> None:
     fragment = variable.value
     fill = fragment.fill if isinstance(fragment, Fragment) else None
-    t = {2: C.HALF, 4: C.FLOAT}[element]
+    t = {2: C.HALF, 4: C.FLOAT, 8: C.DOUBLE}[element]
+    if fill is not None and variable.type.spec.family == "bf16" and element == 2:
+        t = _ELEMENT_TYPES["__nv_bfloat16"]
     lanes = mask.arr
     for k in range(0, width, element):
         at = addresses[lanes] + k
@@ -279,9 +284,25 @@ def _mma(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return constant(C.INT, 0)
 
 
+def _to_tf32(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
+    """``wmma::__float_to_tf32(x)``: x rounded to tf32's 10 mantissa bits, to nearest with ties
+    away from zero (PTX ``cvt.rna.tf32.f32``), still a float."""
+    if len(expr.args) != 1:
+        raise Failure(expr, "__float_to_tf32() takes 1 argument")
+    value = machine.eval(expr.args[0], mask)
+    if not isinstance(value, Scalar):
+        raise Failure(expr, "__float_to_tf32() needs a number")
+    value = convert(value, C.FLOAT)
+    data = np.asarray(value.data, np.float32)
+    bits = data.view(np.uint32)
+    rounded = ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).view(np.float32)
+    finite = np.isfinite(data) & np.isfinite(rounded)
+    return Scalar(C.FLOAT, np.where(finite, rounded, data).astype(np.float32), value.known, None, value.taint)
+
+
 BUILTINS["load_matrix_sync"] = _load_matrix
 BUILTINS["store_matrix_sync"] = _store_matrix
 BUILTINS["fill_fragment"] = _fill
 BUILTINS["mma_sync"] = _mma
 BUILTINS["bmma_sync"] = _mma
-
+BUILTINS["__float_to_tf32"] = _to_tf32

@@ -8,7 +8,6 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain.cuda.wmma import type_name as wmma_type_name
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.cpp_declarations import CppDeclarations
 from bankism.explain.frontend.treesitter import SPACE, child_of_type, last_name, named_children, node_text
@@ -325,11 +324,10 @@ class Declarations(CppDeclarations):
         type_node = node.child_by_field_name("type")
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
-        fragment = wmma_type_name(type_node)
         if type_node.type == "decltype":
             base, args, scope = "decltype", None, ""
         else:
-            base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
+            base, args, scope = self._type_spec(type_node)
         const = False
         align = None
         for child in node.children:

@@ -4,6 +4,7 @@ describing one block run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,3 +123,35 @@ class BlockContext:
     filename: str
     arch: str = DEFAULT_ARCH
 
+
+
+#: Types whose values are objects, not bytes (WMMA fragments, kind "wmma"): per kind, the
+#: handler of ``obj.member`` (machine, lvalue of the object, Member node, mask) -> LValue.
+#: The kind's module registers it (as built-ins register in BUILTINS).
+OBJECT_MEMBERS: dict[str, Callable[..., object]] = {}
+#: Per kind, the handler of ``obj.method(args)`` (machine, lvalue of the object, MethodCall, mask).
+OBJECT_METHODS: dict[str, Callable[..., object]] = {}
+#: Resolvers of the names of such types (machine, TypeName) -> CType or None, tried in order.
+OBJECT_TYPES: list[Callable[..., CType | None]] = []
+
+
+def object_type(machine: object, type_name: S.TypeName) -> CType | None:
+    """The object type ``type_name`` denotes (``wmma::fragment<...>``, ``cuda::barrier<...>``), else None."""
+    for resolve in OBJECT_TYPES:
+        t = resolve(machine, type_name)
+        if t is not None:
+            return t
+    return None
+
+
+class ObjectArray:
+    """An array of objects (``wmma::fragment<...> acc[2][4]``): one Variable per element,
+    whose value is the object (or, for an inner dimension, another ObjectArray)."""
+
+    __slots__ = ("type", "items")
+
+    def __init__(self, name: str, t: CType) -> None:
+        self.type = t
+        inner = t.elem
+        self.items = [Variable(f"{name}[{i}]", inner, ObjectArray(f"{name}[{i}]", inner)
+                               if inner.kind == "array" else None) for i in range(t.count)]

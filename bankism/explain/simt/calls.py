@@ -14,7 +14,7 @@ from bankism.explain.cuda.builtins import BUILTINS, call_builtin
 from bankism.explain.cuda.groups import group_method
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
-from bankism.explain.simt.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.bindings import OBJECT_METHODS, Frame, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.records import method_path
 from bankism.explain.simt.values import (
@@ -301,6 +301,9 @@ class Calls:
             t = target.type
             base_value = None
         else:
+            target = self._object_target(expr.base, mask)
+            if target is not None:
+                return OBJECT_METHODS[self.lvalue_type(target).kind](self, target, expr, mask)
             base_value = self.eval(expr.base, mask)
             if isinstance(base_value, Group):
                 return group_method(self, base_value, expr, mask)
@@ -312,11 +315,25 @@ class Calls:
                 return self._call_closure(base_value, expr, mask)
             t = base_value.type
             target = self.object_lvalue(expr.base, base_value, mask)
+        if t.kind in OBJECT_METHODS:
+            return OBJECT_METHODS[t.kind](self, target, expr, mask)
         if t.kind != "struct":
             raise Failure(expr, f"unsupported construct: member function {expr.method}() of {t}")
         method, this, owner = self.method_target(t, target, expr.method, len(expr.args), expr)
         return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
                            base_scope=owner.info.bindings, explicit=expr.template_args)
+
+    def _object_target(self, expr: S.Expr, mask: Mask) -> object | None:
+        """The object of ``obj.f()`` when it is one of the OBJECT_METHODS kinds (a
+        ``cuda::barrier`` in shared memory, ``(*bar_ptr)``, a pipeline), else None."""
+        if isinstance(expr, S.Name):
+            binding = self._find_local(expr.name) or self.globals.get(expr.name)
+            if getattr(binding, "type", None) is None or binding.type.kind not in OBJECT_METHODS:
+                return None
+        elif not (isinstance(expr, S.Unary) and expr.op == "*"):
+            return None
+        target = self.lvalue(expr, mask)
+        return target if self.lvalue_type(target).kind in OBJECT_METHODS else None
 
     def object_lvalue(self, expr: S.Expr, value: Value, mask: Mask) -> object:
         """The object ``expr`` designates, or a temporary holding ``value`` when it is not an

@@ -14,10 +14,10 @@ import numpy as np
 
 from bankism.arch import LANES, window_base
 from bankism.errors import BankismError
+from bankism.explain.cuda import async_copy, wmma  # noqa: F401 (their built-ins and object types)
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx
-from bankism.explain.cuda.wmma import fragment_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.parse import Program
 from bankism.explain.simt import ctype as C
@@ -28,6 +28,7 @@ from bankism.explain.simt.bindings import (
     SnapshotRequest,
     TypeAlias,
     Variable,
+    object_type,
 )
 from bankism.explain.simt.calls import Calls
 from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
@@ -36,6 +37,7 @@ from bankism.explain.simt.expressions import Expressions
 from bankism.explain.simt.kernel_scope import KernelScope
 from bankism.explain.simt.lvalues import Lvalues
 from bankism.explain.simt.memory import GlobalMatrix, SharedStore, SharedVariable
+from bankism.explain.simt.phases import Phases
 from bankism.explain.simt.recording import Recorder, SourceSite
 from bankism.explain.simt.records import Records, member_path
 from bankism.explain.simt.references import References
@@ -62,7 +64,7 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 
 
 class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, StructCopies,
-              KernelScope, SharedLayout, TemplateShared, InlinePtx, Control):
+              KernelScope, SharedLayout, TemplateShared, InlinePtx, Control, Phases):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
@@ -286,10 +288,13 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
-            return init.type
+            t = init.type
+            for _ in range(type_name.pointers):  # auto* p = &x: auto is x's type
+                t = t.elem if t.kind == "ptr" else t
+            return t
         if base in C.GROUP_TYPES:
             return C.GROUP
-        t = C.lookup(base) or fragment_type(base)
+        t = C.lookup(base) or object_type(self, type_name)
         if t is not None:
             return t
         if base in self.program.structs:

@@ -8,7 +8,17 @@ from collections.abc import Callable
 import numpy as np
 
 from bankism.explain.frontend import syntax as S
-from bankism.explain.simt.bindings import CompLV, Frame, GlobalArray, LValue, MemLV, Variable, VarLV
+from bankism.explain.simt.bindings import (
+    OBJECT_MEMBERS,
+    CompLV,
+    Frame,
+    GlobalArray,
+    LValue,
+    MemLV,
+    ObjectArray,
+    Variable,
+    VarLV,
+)
 from bankism.explain.simt.calls import returned_lvalue
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import (
@@ -59,6 +69,11 @@ class Lvalues:
             base = self.eval(expr.base, mask)
             if isinstance(base, Struct):
                 return self._struct_subscript(expr, base, mask)
+            if isinstance(base, ObjectArray):
+                index = self.integer_constant(expr.index, mask, "the index of an array of fragments")
+                if not 0 <= index < len(base.items):
+                    raise Failure(expr, f"index {index} outside an array of {len(base.items)} fragments")
+                return VarLV(base.items[index])
             index = self.eval(expr.index, mask)
             if isinstance(index, Pointer) and isinstance(base, Scalar):
                 base, index = index, base
@@ -87,6 +102,8 @@ class Lvalues:
             t = self.lvalue_type(base)
             if t.kind == "struct":
                 return self.member_lvalue(base, expr.field, expr)
+            if t.kind in OBJECT_MEMBERS:
+                return OBJECT_MEMBERS[t.kind](self, base, expr, mask)
             index = self._component(expr, t)
             return self._component_lvalue(base, index, t, expr)
         if isinstance(expr, S.Cast):
@@ -359,6 +376,8 @@ class Lvalues:
 
     def coerce(self, value: Value, t: CType, node: S.Node) -> Value:
         """Implicit conversion of ``value`` to ``t`` (assignment, initialization, argument)."""
+        if t.kind in ("sync", "wmma") and getattr(getattr(value, "type", None), "kind", "") == t.kind:
+            return value
         if t.kind in ("group", "closure", "functor"):
             if isinstance(value, Group | Closure | Functor):
                 return value

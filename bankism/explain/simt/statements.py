@@ -11,9 +11,10 @@ import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
-from bankism.explain.simt.bindings import LoopState, TypeAlias, Variable
+from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray, TypeAlias, Variable
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, local_store
+from bankism.explain.simt.phases import barrier_phases
 from bankism.explain.simt.repeat import counted_loop, run_repeating
 from bankism.explain.simt.values import (
     Failure,
@@ -222,6 +223,9 @@ class Statements:
             init_value = self.eval(init, mask)
         t = self.resolve_type(item.type, mask, init_value)
         if t.kind == "array":
+            if t.scalar.kind in OBJECT_MEMBERS and item.init is None:
+                self.declare(item.name, Variable(item.name, t, ObjectArray(item.name, t)))
+                return
             if t.scalar.kind not in ("int", "float", "bool"):
                 raise Failure(item, f"unsupported construct: local array of {t.scalar}")
             array = LocalArray(item.name, t, self.threads)
@@ -282,6 +286,11 @@ class Statements:
         return self._branches(stmt, mask & condition, mask & np.logical_not(condition))
 
     def _branches(self, stmt: S.If, then_mask: Mask, else_mask: Mask) -> Mask:
+        split = stmt.otherwise is not None and not then_mask.none and not else_mask.none
+        if split and self.unsure_lanes() is None:  # lanes that only maybe run take no barrier
+            phases = barrier_phases(stmt)
+            if phases is not None:
+                return self.run_phases(stmt, phases, then_mask, else_mask)
         out_then = self.exec(stmt.then, then_mask) if not then_mask.none else then_mask
         if stmt.otherwise is not None and not else_mask.none:
             out_else = self.exec(stmt.otherwise, else_mask)

@@ -1,0 +1,1 @@
+"""Output renderers shared by the front ends: self-contained HTML pages and SVG bank maps (``html``)."""
