@@ -76,7 +76,7 @@ def tag_type(text: str) -> CType | None:
     return CType(name, "wmma_tag") if name in _TAGS else None
 
 
-def fragment_type(machine, type_name: S.TypeName) -> CType | None:  # noqa: ANN001
+def fragment_type(machine: SimtMachine, type_name: S.TypeName) -> CType | None:
     """The type ``wmma::fragment<use, m, n, k, T[, layout]>`` denotes (its arguments may be
     template parameters or constants), a WMMA tag type (``wmma::row_major``), else None."""
     base = type_name.base
@@ -96,7 +96,8 @@ def fragment_type(machine, type_name: S.TypeName) -> CType | None:  # noqa: ANN0
     return _make(FragmentSpec(use, m, n, k, element, layout))
 
 
-def _tag(machine, arg: S.TypeName | S.Expr, names: tuple[str, ...], what: str, mask: Mask) -> str:  # noqa: ANN001
+def _tag(machine: SimtMachine, arg: S.TypeName | S.Expr, names: tuple[str, ...], what: str,
+         mask: Mask) -> str:
     name = (arg.base if isinstance(arg, S.TypeName) else getattr(arg, "name", arg.text)).split("::")[-1]
     if name not in names and isinstance(arg, S.TypeName):
         resolved = machine.resolve_type(arg, mask)        # a template type parameter
@@ -106,7 +107,7 @@ def _tag(machine, arg: S.TypeName | S.Expr, names: tuple[str, ...], what: str, m
     return name
 
 
-def _element(machine, arg: S.TypeName | S.Expr, mask: Mask) -> str:  # noqa: ANN001
+def _element(machine: SimtMachine, arg: S.TypeName | S.Expr, mask: Mask) -> str:
     if isinstance(arg, S.TypeName) and (arg.base in TF32 or arg.text.replace(" ", "").endswith("tf32")):
         return "tf32"
     if not isinstance(arg, S.TypeName):
@@ -117,7 +118,7 @@ def _element(machine, arg: S.TypeName | S.Expr, mask: Mask) -> str:  # noqa: ANN
 # --- elements -------------------------------------------------------------------------------
 
 
-def _member(machine, base, expr: S.Member, mask: Mask):  # noqa: ANN001, ANN202
+def _member(machine: SimtMachine, base, expr: S.Member, mask: Mask):  # noqa: ANN001, ANN202
     """``f.num_elements`` (a constant) and ``f.x`` (the thread's elements, values not known
     unless the kernel wrote them or the fragment was filled)."""
     fragment = _fragment_of(machine, base, expr)
@@ -140,7 +141,7 @@ def _member(machine, base, expr: S.Member, mask: Mask):  # noqa: ANN001, ANN202
     return MemLV(fragment.x, np.int64(0), fragment.x.type, expr)
 
 
-def _fragment_of(machine, target, node: S.Node) -> Fragment:  # noqa: ANN001
+def _fragment_of(machine: SimtMachine, target, node: S.Node) -> Fragment:  # noqa: ANN001
     if not isinstance(target, VarLV) or not isinstance(target.var.type, FragmentType):
         raise Failure(node, "expected a wmma::fragment variable")
     if not isinstance(target.var.value, Fragment):
@@ -283,7 +284,7 @@ def _mma(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return constant(C.INT, 0)
 
 
-def _to_tf32(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _to_tf32(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """``wmma::__float_to_tf32(x)``: x rounded to tf32's 10 mantissa bits, to nearest with ties
     away from zero (PTX ``cvt.rna.tf32.f32``), still a float."""
     if len(expr.args) != 1:

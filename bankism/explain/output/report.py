@@ -117,7 +117,8 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         },
         "warps": per_warp,
     }
-    report["verdict"] = verdict(report)
+    report["verdict"] = site_verdict(n, result.total_wavefronts, result.total_ideal, result.total_conflicts,
+                                     int((result.wavefronts > result.ideal).sum()))
     if site.op == "ldgsts":
         report["verdict"] += (" cp.async: exact when each group of lanes copies from one global 128-byte "
                               "line, each lane its own bytes, else a lower bound; ncu counts no shared "
@@ -235,20 +236,25 @@ def element_name(region: SharedVariable, address: int) -> str:
     return region.name + "".join(f"[{i}]" for i in reversed(index))
 
 
-def verdict(site: dict) -> str:
-    """One sentence on the site: conflict-free or not, and what the conflicts cost."""
-    n, wavefronts = site["instructions"], site["wavefronts"]
-    ideal, conflicts = site["ideal"], site["conflicts"]
+def site_verdict(instructions: int, wavefronts: int, ideal: int, conflicts: int, over_ideal: int) -> str:
+    """One sentence on a site from its engine counts: conflict-free or not, and what the conflicts cost
+    (``over_ideal``: the warp-instructions that need more wavefronts than ideal)."""
+    n = instructions
     if n == 0:
         return "Never executed in the simulated blocks."
     per = wavefronts / n
     per_text = f"{per:g} wavefront{'s' if per != 1 else ''} per warp-instruction"
     if conflicts == 0:
         return f"No bank conflicts: all {n} warp-instructions take their ideal count ({per_text})."
-    hit = sum(1 for w in site["warps"] for wf, i in zip(w["wavefronts"], w["ideal"], strict=True) if wf > i)
-    return (f"Bank conflicts: {hit} of {n} warp-instructions need more wavefronts than ideal; "
+    return (f"Bank conflicts: {over_ideal} of {n} warp-instructions need more wavefronts than ideal; "
             f"{wavefronts} wavefronts instead of {ideal} ({conflicts} counted as conflicts, "
             f"{wavefronts / ideal:.2f}x the conflict-free cost).")
+
+
+def verdict(site: dict) -> str:
+    """The verdict of a site of an explain JSON report (``site_verdict`` of its counts)."""
+    over = sum(1 for w in site["warps"] for wf, i in zip(w["wavefronts"], w["ideal"], strict=True) if wf > i)
+    return site_verdict(site["instructions"], site["wavefronts"], site["ideal"], site["conflicts"], over)
 
 
 def _snapshot_report(snapshot: Snapshot) -> dict:
