@@ -13,8 +13,10 @@ where C is the launch's elapsed SM cycles and s the share of each warp's cycles 
 pipe (ncu's short-scoreboard and MIO-throttle stalls per issued instruction, over the cycles per issued
 instruction). The SM floor is a p-norm of the SM units' busy cycles after the fix: issue slots, the L1
 data pipe without the excess wavefronts, and the tensor, FMA, ALU and FP64 pipes. Memory does not slow
-with the SM clock: the launch takes at least its DRAM (or L2) busy time over the share of peak DRAM
-reaches in practice, in nanoseconds, at any SM clock. So at SM clock g
+with the SM clock: the launch takes at least its DRAM busy time over the share of peak DRAM reaches in
+practice, in nanoseconds, at any SM clock. L2's throughput is not a floor: on the H100 its top sub-unit is
+often the L2 fabric's busy cycles or one hot slice, which a fix's changed arrival pattern shrinks (measured
+on two public pairs, docs/time.md "Memory"). So at SM clock g
 
     time(g) = max(SM cycles / g, memory time)
 
@@ -41,13 +43,14 @@ class Parameters:
 
     #: exponent of the norm that combines the SM units' busy cycles into the SM floor
     norm: float
-    #: share of DRAM's (or L2's) peak a launch reaches when memory bounds it
+    #: share of DRAM's peak a launch reaches when DRAM bounds it
     memory_efficiency: float
 
 
-#: Fitted on the 12 pairs of traces/timing (hw/timing/fit.py); every pair within ±10 points when held
-#: out of the fit (docs/time.md, table of pairs).
-PARAMETERS = Parameters(norm=3.0, memory_efficiency=0.88)
+#: Fitted on the 12 in-house pairs of traces/timing and the 5 public pairs whose fix keeps the instructions
+#: and the occupancy (traces/timing/public); every in-house pair within ±10 points when held out of the fit
+#: (docs/time.md, "Fitting").
+PARAMETERS = Parameters(norm=3.0, memory_efficiency=0.86)
 
 
 @dataclass(frozen=True)
@@ -128,10 +131,10 @@ def sm_floor_cycles(time: LaunchTime, excess_wavefronts: float, norm: float) -> 
 
 
 def memory_ns(time: LaunchTime, efficiency: float) -> float:
-    """The launch's memory-bound time: DRAM's (or L2's) busy time over the share of peak it reaches in
-    practice, never more than the measured duration."""
-    busiest = max(time.dram_pct, time.l2_pct or 0.0) / 100.0
-    return min(time.duration_ns, busiest * time.duration_ns / efficiency)
+    """The launch's memory-bound time: DRAM's busy time over the share of peak it reaches in practice, never
+    more than the measured duration. DRAM's bytes do not change with a shared-memory layout (measured on the
+    public pairs' fixed kernels); L2's busy percentages do, so ``l2_pct`` is not used (docs/time.md)."""
+    return min(time.duration_ns, time.dram_pct / 100.0 * time.duration_ns / efficiency)
 
 
 #: What bounds the launch once its conflicts are gone, by the cap that sets the saving.
