@@ -357,6 +357,32 @@ class LaunchReport:
             return None
         return all(c.within_tolerance for c in self.comparisons() if c.within_tolerance is not None)
 
+    def sampling_advice(self) -> str | None:
+        """When a block-sampled launch's instruction counts disagree with ncu: the recorded blocks are not
+        representative, and how to record the launch instead; None otherwise."""
+        if not self.scaled or self.measured is None or not self.traced:
+            return None
+        predicted = self.predicted
+        off = [(c, self.measured[c]["instructions"], predicted[c]["instructions"]) for c in CLASSES
+               if c in self.measured and not self.unmodelled_records(c)
+               and abs(self.measured[c]["instructions"] - predicted[c]["instructions"]) >= 0.5]
+        if not off:
+            return None
+        from bankism.capture.run import DEFAULT_MAX_RECORDS
+
+        needed = int(np.ceil(self.records / self.blocks_recorded * self.blocks_total * 1.05))
+        record_all = "--blocks all" + (f" --max-records {needed}" if needed > DEFAULT_MAX_RECORDS else "")
+        gx, gy, gz = self.launch.grid
+        corners = ";".join(dict.fromkeys(
+            f"{x},{y},{z}" for x in (0, gx - 1) for y in (0, gy - 1) for z in (0, gz - 1)))
+        counts = "; ".join(f"{c}: {guess:,.0f} predicted, {value:,} measured ({(guess - value) / value:+.1%})"
+                           for c, value, guess in off)
+        return (f"the {self.blocks_recorded} recorded blocks are not representative of the launch's "
+                f"{self.blocks_total}: scaled up, their instruction counts miss ncu's ({counts}), so the "
+                "blocks do unequal work (e.g. edge blocks of a grid that overhangs the data) and no scaled "
+                f"counter can be judged. Record every block (`bankism record {record_all} ...`), or list "
+                f"blocks of each kind (`--blocks '{corners}'`: the grid's corners, edge blocks included)")
+
     def scaling_note(self) -> str:
         """How the prediction covers the whole launch."""
         if not self.scaled:
@@ -372,6 +398,9 @@ class LaunchReport:
             return f"match{scaled}"
         share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
         if metric == "instructions":
+            advice = self.sampling_advice()
+            if advice:
+                return advice
             if difference > 0:
                 return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
                         f"{scaled}: warp-instructions the trace lacks ("
@@ -413,6 +442,7 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "sampling": self.sampling_advice(),
             "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),
             "async": launch.async_events,

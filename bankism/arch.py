@@ -82,6 +82,26 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class CasLoopRule:
+    """Which lanes succeed in each iteration of a compiler CAS retry loop (LDS + ATOMS.CAST.SPIN).
+
+    Every remaining lane loads its word and issues its compare-and-swap. The lanes go to the banks in
+    ``split`` groups, one group after the other; in each group, the lowest remaining lane of each bank
+    slot (``unit_bytes`` wide: unit index % (bank row bytes / unit_bytes)) is chosen and the others fail
+    and retry. With ``sees_earlier_groups`` a chosen lane also fails when a lane of an earlier group of the
+    same iteration wrote its word (its compare reads the new value). The loop ends when no lane remains.
+    """
+
+    split: str
+    unit_bytes: int
+    sees_earlier_groups: bool = False
+
+    @property
+    def lanes_per_group(self) -> int:
+        return SPLIT_LANES[self.split]
+
+
+@dataclass(frozen=True)
 class Architecture:
     """Bank geometry, shared-memory size and per-instruction rules of one architecture.
 
@@ -96,6 +116,8 @@ class Architecture:
     reserved_shared_bytes: int
     rules: dict[tuple[str, int, str], Rule] = field(repr=False)
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
+    #: The CAS retry loop of each width (bytes) that has no native atomic (``CasLoopRule``).
+    cas_loops: dict[int, CasLoopRule] = field(default_factory=dict, repr=False)
 
     @property
     def bank_row_bytes(self) -> int:
@@ -191,6 +213,11 @@ SM90 = Architecture(
         )
         for atomic_op in LOOP_ONLY_64
     },
+    # traces/probes/random/sm_90_atomics_random.json (docs/rules.md, "Random warps"): the float-add loop
+    # (LDS + ATOMS.CAST.SPIN) takes the lowest remaining lane of each bank per iteration over the whole warp;
+    # the 64-bit loop (LDS.64 + ATOMS.CAST.SPIN.64) per half-warp, per 8-byte bank slot, and a lane of the
+    # second half-warp that was chosen fails when the first half-warp's winner wrote its word.
+    cas_loops={4: CasLoopRule("warp", 4), 8: CasLoopRule("half-warp", 8, sees_earlier_groups=True)},
 )
 
 ARCHITECTURES: dict[str, Architecture] = {SM90.name: SM90}

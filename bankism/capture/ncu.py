@@ -49,6 +49,19 @@ SHARED_METRICS["ldgsts"] = {
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
 
+#: A launch's global-memory and L1 traffic (trace field ``traffic``): what drives the whole-kernel surplus of
+#: shared-memory wavefronts (bankism/surplus.py; docs/rules.md, "Whole kernels"). Written only when ncu
+#: reports every one of them.
+TRAFFIC_METRICS: dict[str, str] = {
+    "global_load_instructions": "smsp__sass_inst_executed_op_global_ld.sum",
+    "global_store_instructions": "smsp__sass_inst_executed_op_global_st.sum",
+    "global_load_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "global_store_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1_fill_sectors": "l1tex__m_xbar2l1tex_read_sectors.sum",
+    "sm_cycles": "sm__cycles_elapsed.avg",
+    "warps_active_percent": "sm__warps_active.avg.pct_of_peak_sustained_active",
+}
+
 _UNIT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 _LOG_PREFIX = re.compile(r"^==(PROF|WARNING|ERROR|INFO)==")
 
@@ -57,7 +70,8 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
-    return names + list(LAUNCH_METRICS) + [m for m in extra if m not in names]
+    names += list(LAUNCH_METRICS) + list(TRAFFIC_METRICS.values())
+    return names + [m for m in extra if m not in names]
 
 
 @dataclass
@@ -91,6 +105,13 @@ class NcuLaunch:
             if all(value is not None for value in values.values()):
                 out[kind] = {name: int(round(value)) for name, value in values.items()}
         return out
+
+    def traffic(self) -> dict[str, float] | None:
+        """The trace's traffic block (``TRAFFIC_METRICS``), or None when ncu did not report all of it."""
+        values = {name: self.metrics.get(metric) for name, metric in TRAFFIC_METRICS.items()}
+        if any(value is None for value in values.values()):
+            return None
+        return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
 
 def parse_number(text: str, unit: str = "") -> float | None:
@@ -528,6 +549,9 @@ def fill_counters(
             continue
         launch["counters"] = counters
         launch["counters_scope"] = "launch"
+        traffic = found.traffic() if found else None
+        if traffic is not None:
+            launch["traffic"] = traffic
     if len(missing) == len(doc["launches"]):
         raise BankismError(
             f"{source}: no profiled launch matches a launch of the trace (by index, name and shape)"
@@ -555,6 +579,7 @@ def counters_only_launch(profiled: NcuLaunch) -> dict[str, Any]:
         "records": {"block": [], "warp": [], "site": [], "active": [], "addresses": []},
         "counters": profiled.counters(),
         "counters_scope": "launch",
+        **({"traffic": profiled.traffic()} if profiled.traffic() is not None else {}),
     }
 
 

@@ -325,6 +325,9 @@ def _agreement(report: LaunchReport) -> str:
         for metric, a in TOLERANCE.items()) + "; conflicts: surplus = wavefront surplus"
     if agrees:
         return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
+    advice = report.sampling_advice()
+    if advice:
+        return f"[bold red]Recorded blocks not representative[/bold red]: {advice}."
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 
