@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import MATRIX_OPS, NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES, get_arch
+from bankism.arch import (
+    DEFAULT_ARCH,
+    MATRIX_OPS,
+    NCU_CLASSES,
+    NCU_COUNTER_OF_OP,
+    NCU_OPTIONAL_CLASSES,
+    get_arch,
+)
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
 from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass re-exported)
@@ -24,6 +31,7 @@ from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_
     is_bypass_ldgsts,
     unmodelled_reason,
 )
+from bankism.surplus import SiteLoad, SurplusEstimate, estimate
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error
 from bankism.trace.views import Launch, Site
@@ -191,6 +199,8 @@ class LaunchReport:
     measured: Counts | None
     #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
     unmodelled: list[SiteStats] = field(default_factory=list)
+    #: The architecture whose rules (and surplus model) apply.
+    arch: str = DEFAULT_ARCH
 
     @property
     def index(self) -> int:
@@ -297,6 +307,7 @@ class LaunchReport:
             return []
         rows = []
         predicted = self.predicted
+        estimates = self.surplus_estimates() if self.traced else {}
         for op_class in self.classes:
             if op_class not in self.measured:
                 continue
@@ -314,6 +325,9 @@ class LaunchReport:
                         f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
                         f"simulated, so the prediction lacks their {metric} (see coverage)")))
                     continue
+                found = estimates.get(op_class)
+                if metric == "wavefronts" and found is not None:
+                    ok = None if self.scaling_broken else found.admits(value, guess)
                 if metric == "conflicts" and self.traced:
                     wavefronts = measured["wavefronts"]
                     slack = TOLERANCE["wavefronts"].surplus * wavefronts if self.scaled else 0.5
@@ -356,6 +370,24 @@ class LaunchReport:
         if self.measured is None or not self.traced:
             return None
         return all(c.within_tolerance for c in self.comparisons() if c.within_tolerance is not None)
+
+    def surplus_estimates(self) -> dict[str, SurplusEstimate | None]:
+        """Per ncu class, the expected whole-kernel surplus from the launch's traffic counters
+        (bankism.surplus), or None where it cannot be estimated (no traffic counters; a CAS retry loop)."""
+        out: dict[str, SurplusEstimate | None] = {}
+        for op_class in self.classes:
+            sites = [s for s in self.sites if s.op_class == op_class]
+            if any(s.atomic_op == "cas_spin" for s in sites):
+                out[op_class] = None
+                continue
+            loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale) for s in sites]
+            out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch)
+        return out
+
+    @property
+    def scaling_broken(self) -> bool:
+        """A block-sampled launch whose scaled instruction counts miss ncu's: no scaled count is judged."""
+        return self.sampling_advice() is not None
 
     def sampling_advice(self) -> str | None:
         """When a block-sampled launch's instruction counts disagree with ncu: the recorded blocks are not
@@ -413,11 +445,19 @@ class LaunchReport:
         instructions_match = abs(self.measured[op_class]["instructions"]
                                  - self.predicted[op_class]["instructions"]) < 0.5
         cause = "" if instructions_match else "; instruction counts differ too, see above"
+        found = self.surplus_estimates().get(op_class) if metric != "instructions" else None
+        if metric == "wavefronts" and found is not None:
+            verdict = "" if found.admits(measured, predicted) else "; outside the band: not explained"
+            return f"{found.describe(measured, predicted)}{verdict}{scaled}{cause}"
         if metric == "conflicts" and difference > 0:
             wavefront_surplus = self.measured[op_class]["wavefronts"] - self.predicted[op_class]["wavefronts"]
             if conflicts_agree(difference, wavefront_surplus):
-                return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: L1 "
-                        f"contention with global-load traffic (docs/rules.md, whole kernels){scaled}{cause}")
+                found = self.surplus_estimates().get(op_class)
+                explained = found is None or found.admits(self.measured[op_class]["wavefronts"],
+                                                          self.predicted[op_class]["wavefronts"])
+                return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: "
+                        f"{surplus_cause(op_class, found if explained else None, self.sites, explained)}"
+                        f"{scaled}{cause}")
         if difference > 0:
             return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
                     f"prediction{scaled}{cause}")
@@ -443,6 +483,9 @@ class LaunchReport:
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
             "sampling": self.sampling_advice(),
+            "surplus": {c: None if e is None else {"expected": e.expected, "band": e.band, "quiet": e.quiet,
+                                                  "cause": e.cause}
+                        for c, e in self.surplus_estimates().items()},
             "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),
             "async": launch.async_events,
@@ -476,6 +519,19 @@ class TraceReport:
 
 #: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
 Report = TraceReport
+
+
+def surplus_cause(op_class: str, found: SurplusEstimate | None, sites: list[SiteStats],
+                  explained: bool = True) -> str:
+    """What a class's surplus conflicts come from, as far as it was measured (docs/rules.md)."""
+    if not explained:
+        return "not explained (outside the band of the surplus the launch's traffic leads to expect)"
+    if found is not None:
+        return found.cause if found.expected > 0 else "not explained (the traffic leaves no room for a cause)"
+    if any(s.atomic_op == "cas_spin" for s in sites if s.op_class == op_class):
+        return "not explained (a CAS retry loop's ATOMS.CAST.SPIN; no cause was measured for it)"
+    return ("contention with other L1 traffic, measured for loads, stores and native atomics (docs/rules.md, "
+            "whole kernels); no traffic counters in the trace to estimate it (re-profile: bankism profile)")
 
 
 def ldgsts_caveat(sites: list[SiteStats], metric: str) -> str | None:
@@ -733,7 +789,8 @@ def analyze_launch(
     ordered = sorted(stats.values(), key=lambda s: s.id)
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
-    return LaunchReport(view, count, blocks_recorded_count(launch), modelled, _measured(view), unmodelled)
+    return LaunchReport(view, count, blocks_recorded_count(launch), modelled, _measured(view), unmodelled,
+                        trace.arch)
 
 
 def analyze(

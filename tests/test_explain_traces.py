@@ -43,6 +43,16 @@ EXPECTED_REFUSALS = {
     "histogram256.json": "bins are bytes read from global memory: addresses bankism does not know",
     "histogram_float.json": "bins are read from global memory: addresses bankism does not know",
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
+    # traces/surplus/kernels (hw/surplus/kernels/shared_counters.cu): bins and counters from random data
+    "hist32.json": "bins are words read from global memory: addresses bankism does not know",
+    "hist64.json": "bins are bytes read from global memory: addresses bankism does not know",
+    "counters.json": "counters are picked by words read from global memory",
+    "counters_used.json": "counters are picked by words read from global memory",
+    "transpose_f64.json": "the bounds check reads kernel parameter n, which explain is not given",
+    "transpose_f64_padded.json": "the bounds check reads kernel parameter n, which explain is not given",
+    "transpose_f64_edge.json": "the bounds check reads kernel parameter n, which explain is not given",
+    "wmma_hgemm.json": "a local array of wmma::fragment is not interpreted",
+    "wmma_hgemm_padded.json": "a local array of wmma::fragment is not interpreted",
 }
 #: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
 #: same trace line by line in the default run. (The register-tiled SGEMM traces, slow until

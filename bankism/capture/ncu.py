@@ -60,6 +60,7 @@ TRAFFIC_METRICS: dict[str, str] = {
     "l1_fill_sectors": "l1tex__m_xbar2l1tex_read_sectors.sum",
     "sm_cycles": "sm__cycles_elapsed.avg",
     "warps_active_percent": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm_count": "launch__sm_count",
 }
 
 _UNIT_PREFIX = {"K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}

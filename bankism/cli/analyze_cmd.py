@@ -323,6 +323,9 @@ def _agreement(report: LaunchReport) -> str:
         f"{metric} " + ("exact" if not a.surplus and not a.deficit else
                         f"+{a.surplus:.0%}/-{a.deficit:.0%} of measured")
         for metric, a in TOLERANCE.items()) + "; conflicts: surplus = wavefront surplus"
+    if any(e is not None for e in report.surplus_estimates().values()):
+        limits += ("; with traffic counters, wavefronts = predicted + expected surplus within its band "
+                   "(docs/rules.md, whole kernels)")
     if agrees:
         return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
     advice = report.sampling_advice()

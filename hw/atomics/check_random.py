@@ -4,6 +4,7 @@
 usage: check_random.py [FILE]   prints, per kind, how many probes the engine reproduces exactly and the
 first mismatches. Loop kinds (addf32, addu64) are checked by tests/test_probes_random.py.
 """
+
 import json
 import sys
 from collections import defaultdict
@@ -13,7 +14,8 @@ import numpy as np
 import bankism
 
 path = sys.argv[1] if len(sys.argv) > 1 else "traces/probes/random/sm_90_atomics_random.json"
-doc = json.load(open(path))
+with open(path) as fh:
+    doc = json.load(fh)
 col = {c: i for i, c in enumerate(doc["columns"])}
 by_kind = defaultdict(list)
 for row in doc["probes"]:
@@ -25,8 +27,20 @@ for kind, rows in sorted(by_kind.items()):
     a = np.array([r[col["addresses"]] for r in rows], dtype=np.int64)
     m = np.array([r[col["active"]] for r in rows], dtype=np.int64)
     res = bankism.simulate(a, width=info["width"], op="atomic", atomic_op=info["atomic_kind"], active=m)
-    bad = [(r, int(res.wavefronts[i]), int(res.conflicts[i])) for i, r in enumerate(rows)
-           if (int(res.wavefronts[i]), int(res.conflicts[i])) != (r[col["atom_wavefronts"]], r[col["atom_conflicts"]])]
+    bad = [
+        (r, int(res.wavefronts[i]), int(res.conflicts[i]))
+        for i, r in enumerate(rows)
+        if (int(res.wavefronts[i]), int(res.conflicts[i]))
+        != (r[col["atom_wavefronts"]], r[col["atom_conflicts"]])
+    ]
     print(f"{kind:8s} {info['sass']:20s} {len(rows) - len(bad)}/{len(rows)}")
     for r, w, c in bad[:5]:
-        print("   ", r[col["id"]], r[col["name"]], "pred", (w, c), "meas", (r[col["atom_wavefronts"]], r[col["atom_conflicts"]]))
+        print(
+            "   ",
+            r[col["id"]],
+            r[col["name"]],
+            "pred",
+            (w, c),
+            "meas",
+            (r[col["atom_wavefronts"]], r[col["atom_conflicts"]]),
+        )

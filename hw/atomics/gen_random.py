@@ -112,15 +112,28 @@ def main() -> None:
             mask_kind, mask = active_mask(rng)
             addresses = [u * width for u in units]
             assert all(0 <= a <= LIMIT and a % width == 0 for a in addresses)
-            probes.append({"kind": kind, "kernel": kernel, "width": width, "atomic_kind": form, "sass": sass,
-                           "family": "random", "name": f"{layout}, pool {len(pool)}, {draw}, mask {mask_kind}",
-                           "active": mask, "addresses": addresses})
+            probes.append(
+                {
+                    "kind": kind,
+                    "kernel": kernel,
+                    "width": width,
+                    "atomic_kind": form,
+                    "sass": sass,
+                    "family": "random",
+                    "name": f"{layout}, pool {len(pool)}, {draw}, mask {mask_kind}",
+                    "active": mask,
+                    "addresses": addresses,
+                }
+            )
     rng.shuffle(probes)
     for k, probe in enumerate(probes):
         probe["id"] = k
     with open(os.path.join(out_dir, "random_patterns.json"), "w") as f:
-        json.dump({"format": "bankism-probe-patterns", "version": 1, "seed": SEED, "probes": probes},
-                  f, separators=(",", ":"))
+        json.dump(
+            {"format": "bankism-probe-patterns", "version": 1, "seed": SEED, "probes": probes},
+            f,
+            separators=(",", ":"),
+        )
     with open(os.path.join(out_dir, "random_patterns.txt"), "w") as f:
         for p in probes:
             f.write(f"{p['id']} {p['kernel']} {p['active']} " + " ".join(map(str, p["addresses"])) + "\n")

@@ -3,8 +3,11 @@
 // active mask read from device memory. Input format and launch order as hw/atomics/atomics.cu (the
 // first launch is a shared-base probe of pattern 0); the patterns come from hw/atomics/gen_random.py.
 //
-// Usage: random PATTERNS.txt [first last]   (inclusive pattern-id range)
+// Usage: random PATTERNS.txt [first last [pairs]]   (inclusive pattern-id range)
 // PATTERNS.txt lines: id kernel_name active_mask off0 ... off31
+// With "pairs", two probes of the same kernel run in one launch, one warp in each of two blocks whose
+// 120 KiB of shared memory keep them on two SMs: ncu's .max over the L1 units gives the larger count, .sum
+// minus .max the other (a line "PAIR launch a b" names the probes of each launch).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,9 +19,10 @@
 
 static const int kSmemBytes = 100 * 1024;
 
-#define PARAMS const unsigned* __restrict__ g_off, const unsigned* __restrict__ g_mask, unsigned* __restrict__ g_out, int pid
+#define PARAMS const unsigned* __restrict__ g_off, const unsigned* __restrict__ g_mask, unsigned* __restrict__ g_out, int pid0, int pid1
 #define HEAD \
   extern __shared__ __align__(1024) unsigned char smem[]; \
+  const int pid = blockIdx.x ? pid1 : pid0; \
   const unsigned lane = threadIdx.x; \
   const unsigned mask = g_mask[pid]; \
   const unsigned base = (unsigned)__cvta_generic_to_shared(smem); \
@@ -99,23 +103,43 @@ int main(int argc, char** argv) {
   int n = (int)kern.size();
   int first = 0, last = n - 1;
   if (argc >= 4) { first = atoi(argv[2]); last = atoi(argv[3]); if (last >= n) last = n - 1; }
-  for (int i = 0; i < kNK; ++i) CK(cudaFuncSetAttribute(kTable[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+  const bool pairs = argc >= 5 && !strcmp(argv[4], "pairs");
+  const int pairSmem = 120 * 1024;
+  for (int i = 0; i < kNK; ++i) CK(cudaFuncSetAttribute(kTable[i].fn, cudaFuncAttributeMaxDynamicSharedMemorySize, pairSmem));
   unsigned *d_off, *d_mask, *d_out;
   CK(cudaMalloc(&d_off, offs.size() * 4)); CK(cudaMalloc(&d_mask, masks.size() * 4));
   CK(cudaMalloc(&d_out, (size_t)(n * 32 + 1) * 4));
   CK(cudaMemcpy(d_off, offs.data(), offs.size() * 4, cudaMemcpyHostToDevice));
   CK(cudaMemcpy(d_mask, masks.data(), masks.size() * 4, cudaMemcpyHostToDevice));
   CK(cudaMemset(d_out, 0xff, (size_t)(n * 32 + 1) * 4));
-  kTable[kern[0]].fn<<<1, 32, kSmemBytes>>>(d_off, d_mask, d_out, 0);
+  kTable[kern[0]].fn<<<1, 32, kSmemBytes>>>(d_off, d_mask, d_out, 0, 0);
   CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   unsigned base = 0; CK(cudaMemcpy(&base, d_out, 4, cudaMemcpyDeviceToHost));
   printf("SHARED_BASE %u\n", base);
   printf("LAUNCH_ORDER_NOTE first launch is a base probe of pattern 0; probes follow: %d..%d\n", first, last);
-  for (int i = first; i <= last; ++i) {
-    kTable[kern[i]].fn<<<1, 32, kSmemBytes>>>(d_off, d_mask, d_out, i);
-    CK(cudaGetLastError());
+  int launches = 1;
+  if (!pairs) {
+    for (int i = first; i <= last; ++i, ++launches) {
+      kTable[kern[i]].fn<<<1, 32, kSmemBytes>>>(d_off, d_mask, d_out, i, i);
+      CK(cudaGetLastError());
+    }
+  } else {
+    std::vector<int> waiting(kNK, -1);  // per kernel, a probe waiting for its partner
+    for (int i = first; i <= last; ++i) {
+      const int k = kern[i];
+      if (waiting[k] < 0) { waiting[k] = i; continue; }
+      printf("PAIR %d %d %d\n", launches++, waiting[k], i);
+      kTable[k].fn<<<2, 32, pairSmem>>>(d_off, d_mask, d_out, waiting[k], i);
+      CK(cudaGetLastError());
+      waiting[k] = -1;
+    }
+    for (int k = 0; k < kNK; ++k) if (waiting[k] >= 0) {
+      printf("PAIR %d %d %d\n", launches++, waiting[k], -1);
+      kTable[k].fn<<<1, 32, pairSmem>>>(d_off, d_mask, d_out, waiting[k], waiting[k]);
+      CK(cudaGetLastError());
+    }
   }
   CK(cudaDeviceSynchronize());
-  printf("DONE %d launches\n", last - first + 2);
+  printf("DONE %d launches\n", launches);
   return 0;
 }

@@ -20,12 +20,16 @@ sys.path.insert(0, os.path.join(HERE, "..", "probes"))
 from collect import parse_env  # noqa: E402
 
 CLASSES = ("ld", "st", "atom")
-SHARED = {f"{c}_{m}": metric for c in CLASSES for m, metric in (
-    ("instructions", f"smsp__sass_inst_executed_op_shared_{c}.sum"),
-    ("wavefronts", f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{c}.sum"),
-    ("conflicts", f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{c}.sum"),
-    ("addressed_wavefronts", f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{c}.sum"),
-)}
+SHARED = {
+    f"{c}_{m}": metric
+    for c in CLASSES
+    for m, metric in (
+        ("instructions", f"smsp__sass_inst_executed_op_shared_{c}.sum"),
+        ("wavefronts", f"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_{c}.sum"),
+        ("conflicts", f"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_{c}.sum"),
+        ("addressed_wavefronts", f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{c}.sum"),
+    )
+}
 OTHER = {
     "ldsm_instructions": "smsp__sass_inst_executed_op_ldsm.sum",
     "shared_wavefronts": "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
@@ -65,7 +69,9 @@ def rows(path: str) -> list[dict[str, str]]:
 
 
 def metrics(row: dict[str, str]) -> dict[str, float | int | None]:
-    return {name: number(row[metric]) if metric in row else None for name, metric in {**SHARED, **OTHER}.items()}
+    return {
+        name: number(row[metric]) if metric in row else None for name, metric in {**SHARED, **OTHER}.items()
+    }
 
 
 def configs(path: str) -> list[dict[str, int | str]]:
@@ -76,7 +82,9 @@ def configs(path: str) -> list[dict[str, int | str]]:
             if len(parts) < 9:
                 continue
             values = parts + ["0"] * (len(FIELDS) - len(parts))
-            out.append({f: (v if f in ("name", "kernel") else int(v)) for f, v in zip(FIELDS, values, strict=True)})
+            out.append(
+                {f: (v if f in ("name", "kernel") else int(v)) for f, v in zip(FIELDS, values, strict=True)}
+            )
     return out
 
 
@@ -85,7 +93,10 @@ def main() -> None:
     sweep, kernels, env = [], [], None
     for results_dir in results:
         env = env or parse_env(results_dir)
-        for csv_name, config_name in (("sweep.csv", "sweep_configs.txt"), ("sweep2.csv", "sweep2_configs.txt")):
+        for csv_name, config_name in (
+            ("sweep.csv", "sweep_configs.txt"),
+            ("sweep2.csv", "sweep2_configs.txt"),
+        ):
             path = os.path.join(results_dir, csv_name)
             if not os.path.exists(path):
                 continue
@@ -106,19 +117,36 @@ def main() -> None:
                 continue
             binary, args = listing[name]
             for launch, row in enumerate(rows(path)):
-                kernels.append({"program": name, "binary": binary, "args": args, "launch": launch,
-                                "kernel": row["Kernel Name"], "grid": row["Grid Size"], "block": row["Block Size"],
-                                "metrics": metrics(row)})
-    method = ("Nsight Compute 2025.3 (--page raw, --cache-control none, --clock-control none), one profiled launch "
-              "per configuration or program; metrics: the shared-memory counters per class (instructions, "
-              "wavefronts, conflicts, and the SASS-instrumented address-level wavefronts "
-              "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_*), global-memory and L1 traffic, cycles "
-              "and occupancy (names in 'metrics'). Programs: hw/surplus/sweep.cu (configs in hw/surplus/"
-              "sweep_configs.txt, sweep2_configs.txt) and hw/surplus/kernels.txt; run by hw/surplus/run_device.sh.")
+                kernels.append(
+                    {
+                        "program": name,
+                        "binary": binary,
+                        "args": args,
+                        "launch": launch,
+                        "kernel": row["Kernel Name"],
+                        "grid": row["Grid Size"],
+                        "block": row["Block Size"],
+                        "metrics": metrics(row),
+                    }
+                )
+    method = (
+        "Nsight Compute 2025.3 (--page raw, --cache-control none, --clock-control none), one profiled launch "
+        "per configuration or program; metrics: the shared-memory counters per class (instructions, "
+        "wavefronts, conflicts, and the SASS-instrumented address-level wavefronts "
+        "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_*), global-memory and L1 traffic, cycles "
+        "and occupancy (names in 'metrics'). Programs: hw/surplus/sweep.cu (configs in hw/surplus/"
+        "sweep_configs.txt, sweep2_configs.txt) and hw/surplus/kernels.txt; run by hw/surplus/run_device.sh."
+    )
     os.makedirs(out_folder, exist_ok=True)
     for name, launches in (("sm_90_sweep.json", sweep), ("sm_90_kernels.json", kernels)):
-        document = {"format": "bankism-surplus-sweep", "version": 1, "environment": env, "method": method,
-                    "metrics": {**SHARED, **OTHER}, "launches": launches}
+        document = {
+            "format": "bankism-surplus-sweep",
+            "version": 1,
+            "environment": env,
+            "method": method,
+            "metrics": {**SHARED, **OTHER},
+            "launches": launches,
+        }
         with open(os.path.join(out_folder, name), "w") as f:
             json.dump(document, f, indent=None, separators=(",", ":"))
         print(f"wrote {name}: {len(launches)} launches")
