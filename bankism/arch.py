@@ -1,24 +1,39 @@
 """Shared-memory rules of each GPU architecture, as data.
 
-Every hardware rule the engine applies lives here, one table per architecture; the
-engine in ``engine.py`` only interprets these tables. ``docs/rules.md`` gives the
-measurements behind each entry.
+Every hardware rule and constant lives here (or, for SASS opcodes, in ``isa.py``), one table per
+architecture; the engine (``bankism/engine/``) only interprets these tables, and every other module
+takes warp size, bank geometry, limits, alignments and the default architecture from here
+(``tests/test_rules_in_arch.py`` checks it). ``docs/rules.md`` gives the measurements behind each entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bankism.errors import BankismError
 
-#: Lanes of a warp.
+if TYPE_CHECKING:  # arrays work too; arch.py stays free of NumPy so that `import bankism` is fast
+    import numpy as np
+
+#: Lanes of a warp (CUDA's ``warpSize``).
 LANES = 32
+#: The active-lane mask of a whole warp.
+FULL_MASK = (1 << LANES) - 1
 #: Threads a CUDA block may have.
 MAX_THREADS_PER_BLOCK = 1024
 #: Lanes that give the row addresses of one 8x8 matrix of ldmatrix/stmatrix (lanes 8k..8k+7 for matrix k).
 LANES_PER_MATRIX = 8
+#: Bytes of one matrix row that ldmatrix/stmatrix move per row address (8 x 16-bit elements).
+MATRIX_ROW_BYTES = 16
 #: The architecture every front end models unless told otherwise.
 DEFAULT_ARCH = "sm_90"
+#: Alignment of the dynamic (extern __shared__) array after the static ones: measured on an H100
+#: (nvcc 13.0, -arch=sm_90; docs/explain.md, "Shared-memory layout"), unless declared larger.
+DYNAMIC_SHARED_ALIGN = 16
+#: ``bankism advise --array`` without @BASE lays each array out after the previous one at this
+#: alignment (docs/cli.md): the widest access's, so every vector access of the array stays aligned.
+DECLARED_ARRAY_ALIGN = 16
 
 OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix", "ldgsts")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
@@ -80,6 +95,14 @@ class Rule:
     def lanes_per_transaction(self) -> int:
         return SPLIT_LANES[self.split]
 
+    def cycles_of(self, wavefronts: np.ndarray) -> np.ndarray:
+        """Shared-pipe cycles of warp-instructions costing ``wavefronts`` each (NaN: not measured)."""
+        import numpy as np  # lazy: `bankism --help` and the trace layer's readers stay free of NumPy
+
+        if self.cycles_floor is None or self.cycles_per_wavefront is None:
+            return np.full(np.shape(wavefronts), np.nan)
+        return np.maximum(self.cycles_floor, self.cycles_per_wavefront * np.asarray(wavefronts, np.float64))
+
 
 @dataclass(frozen=True)
 class CasLoopRule:
@@ -104,7 +127,7 @@ class CasLoopRule:
 @dataclass(frozen=True)
 class SurplusRule:
     """The whole-kernel surplus: wavefronts ncu counts beyond the address-level rules, from contention
-    with other L1 traffic (docs/rules.md, "Whole kernels: the surplus"; bankism/surplus.py applies it).
+    with other L1 traffic (docs/rules.md, "Whole kernels: the surplus"; bankism/analyze/surplus.py).
 
     A shared-memory instruction that meets an L1 data-bank write of other traffic costs extra wavefronts.
     The expected count, if the two are spread evenly over the launch, is per class
@@ -130,7 +153,8 @@ class Architecture:
     """Bank geometry, shared-memory size and per-instruction rules of one architecture.
 
     ``reserved_shared_bytes``: where a block's own shared variables start in the shared window
-    (the system reserves the bytes before it).
+    (the system reserves the bytes before it). ``sm_count`` and ``max_clock_hz``: the GPU measured
+    (multiprocessors, top SM clock), which turn a block's shared-pipe cycles into a launch's.
     """
 
     name: str
@@ -140,6 +164,8 @@ class Architecture:
     reserved_shared_bytes: int
     rules: dict[tuple[str, int, str], Rule] = field(repr=False)
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
+    sm_count: int | None = None
+    max_clock_hz: float | None = None
     #: The CAS retry loop of each width (bytes) that has no native atomic (``CasLoopRule``).
     cas_loops: dict[int, CasLoopRule] = field(default_factory=dict, repr=False)
     #: The whole-kernel surplus model (``SurplusRule``), None where not measured.
@@ -149,6 +175,19 @@ class Architecture:
     def bank_row_bytes(self) -> int:
         """Bytes of one row of banks (128 on sm_90): addresses this far apart fall in the same bank."""
         return self.banks * self.bank_bytes
+
+    def bank_of(self, address: int | np.ndarray) -> int | np.ndarray:
+        """The bank of a shared-window byte address (or of each address of an array).
+
+        Compare-and-swap retry loops arbitrate by it (measured on the H100, traces/probes/sm_90_atomics.json):
+        in each round, of the remaining lanes of a warp, the lowest lane in each bank succeeds.
+        """
+        return (address // self.bank_bytes) % self.banks
+
+    def group_lanes(self, op: str, width: int) -> int:
+        """Lanes per transaction of ``op`` at ``width`` bytes before any merge: the store groups of
+        cp.async (LDGSTS), whose global sources ``capture`` checks against the rule (docs/rules.md)."""
+        return self.rule(op, width).lanes_per_transaction
 
     def rule(self, op: str, width: int, atomic_op: str = "add") -> Rule:
         """The rule for ``op`` at ``width`` bytes per lane, or a BankismError naming what is unknown."""
@@ -231,6 +270,9 @@ SM90 = Architecture(
     # or dynamic shared variable is at byte 1024, cudaDevAttrReservedSharedMemoryPerBlock.
     reserved_shared_bytes=1024,
     rules=_sm90_rules(),
+    # The H100 80GB HBM3 of traces/timing (ncu device attributes): 132 SMs, top SM clock 1.98 GHz.
+    sm_count=132,
+    max_clock_hz=1.98e9,
     unsupported={
         ("atomic", 8, atomic_op): (
             f"there is no 64-bit shared atomic {atomic_op} instruction; ptxas emits LDS.64 and an "
@@ -246,8 +288,8 @@ SM90 = Architecture(
     cas_loops={4: CasLoopRule("warp", 4), 8: CasLoopRule("half-warp", 8, sees_earlier_groups=True)},
     # Fitted by hw/surplus/fit_surplus.py on the 181 launches of traces/surplus/sm_90_sweep.json (least
     # squares, no intercept): stores meet L1 fills, loads meet global stores, atomics both; nothing else.
-    # busy_band: the largest error on the 21 traced launches of traces/surplus/kernels and traces/python
-    # (held out), in points of measured wavefronts; quiet_band: the largest surplus measured on a quiet one.
+    # busy_band: the largest error on the held-out traced launches of traces/surplus/kernels and
+    # traces/python/surplus, in points of measured wavefronts, rounded up; quiet_band: 1 point.
     surplus=SurplusRule(
         per_fill_sector={"ld": 0.0, "st": 0.417, "atom": 0.479},
         per_store_sector={"ld": 0.430, "st": 0.0, "atom": 0.420},
@@ -267,3 +309,10 @@ def get_arch(name: str) -> Architecture:
     except KeyError:
         known = ", ".join(sorted(ARCHITECTURES))
         raise BankismError(f"unknown arch {name!r}: bankism knows {known}") from None
+
+
+def window_base(arch: str = DEFAULT_ARCH) -> int:
+    """Where a block's own shared memory starts in the shared window of ``arch`` (the bytes before it
+    are reserved: ``Architecture.reserved_shared_bytes``, measured). Traces, explain and advise all
+    hold offsets in this window."""
+    return get_arch(arch).reserved_shared_bytes

@@ -42,7 +42,9 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
-        if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
+        field = option == "-D" and _FIELD_NAME.match(name.strip())  # a struct parameter's field
+        plain = option == "-D" or name.strip().isidentifier()
+        if not (_MACRO_NAME.match(name.strip()) or field) or not plain:
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         value = value if sep else "1"
         if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
@@ -93,7 +95,7 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from bankism.explain.statements import MAX_LOOP_ITERATIONS
+    from bankism.explain.simt.statements import MAX_LOOP_ITERATIONS
 
     done = threading.Event()
 
@@ -116,6 +118,8 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
         thread.join()
 
 
+#: PARAM.FIELD[.FIELD...]: a scalar field of a struct kernel parameter (-D A.width=64).
+_FIELD_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 #: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
 _MACRO_NAME = re.compile(r"^[A-Za-z_]\w*(\(\s*([A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*)?\))?$")
 
@@ -143,7 +147,7 @@ def _place(text: str, option: str) -> tuple[str | None, int]:
 
 
 def _at(entry: dict, place: tuple[str | None, int], main: str) -> bool:
-    from bankism.explain.statements import file_matches
+    from bankism.explain.simt.statements import file_matches
 
     file, line = place
     return entry["line"] == line and (file is None or file_matches(entry.get("file") or main, file))

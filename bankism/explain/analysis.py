@@ -6,22 +6,22 @@ from __future__ import annotations
 
 import re
 
-from bankism.arch import get_arch
+from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import BlockContext, SnapshotRequest, TypeAlias
-from bankism.explain.host import HostScope, HostUnknown, host_number, launch_dim
-from bankism.explain.interpreter import Machine
-from bankism.explain.memory import describe_source, value_text
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
+from bankism.explain.frontend.parse import Launch, Program, parse, parse_number
+from bankism.explain.frontend.preprocess import preprocess
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
-from bankism.explain.parse import Launch, Program, parse, parse_number
-from bankism.explain.preprocess import preprocess
-from bankism.explain.recording import Recorder
-from bankism.explain.values import Scalar
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
+from bankism.explain.simt.interpreter import Machine
+from bankism.explain.simt.memory import describe_source, value_text
+from bankism.explain.simt.placement import plan_outer
+from bankism.explain.simt.recording import Recorder
+from bankism.explain.simt.values import Scalar
 
 Dim3 = tuple[int, int, int]
-MAX_THREADS_PER_BLOCK = 1024
 
 
 def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Analysis:
@@ -33,7 +33,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
         # Lazy: the trace comparison pulls in bankism.analyze; plain explain never needs it.
-        from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
+        from bankism.explain.output.against_trace import kernel_base_name, open_launch, options_for
 
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
@@ -53,11 +53,17 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     recorder = Recorder()
     captured: list[Snapshot] = []
     machines = []
+    instances, ran = None, None
+    if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
+        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
+        scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
+        scout.run()
+        instances, ran = scout.discovered, scout.owner_calls
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
-                          lambda m: captured.append(_capture(m, options.arch)))
+                          lambda m: captured.append(_capture(m, options.arch)), instances, ran)
         machine.run()
         machines.append(machine)
         if request is not None and not machine.snapshot_taken:
@@ -73,7 +79,8 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
         template, {p.name: param_values.get(p.name) for p in kernel.params
-                   if p.type.pointers == 0 and not p.type.dims},
+                   if p.type.pointers == 0 and not p.type.dims} | {
+                       name: value for name, value in param_values.items() if "." in name},
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
@@ -131,7 +138,8 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     reserved.update(_signature_names(program.pre.text))
-    macros = {name: value for name, value in defines.items() if name not in reserved}
+    macros = {name: value for name, value in defines.items()
+              if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
     return parse(preprocess(source, filename, macros, *paths))
 
 
@@ -325,6 +333,13 @@ def _param_values(
     kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, int | float | None]:
     values: dict[str, int | float | None] = {}
+    names = {p.name for p in kernel.params}
+    for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
+        if "." in name and name.split(".")[0] in names:
+            try:
+                values[name] = parse_number(text.strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {name}={text}: not a number") from None
     for position, param in enumerate(kernel.params):
         if param.name in defines:
             try:
