@@ -286,7 +286,7 @@ def _verdict(report: LaunchReport) -> str:
         return "[green]No bank conflicts: every site runs at its ideal count, and ncu measured none.[/green]"
     if report.conflicts_explained():
         return (f"[yellow]Bank conflicts: model: none; measured: {_measured_text(measured)}, explained as L1 "
-                "surplus[/yellow] (whole-kernel contention with other L1 traffic, L1 fills and global stores, "
+                "surplus[/yellow] (whole-kernel contention with L1 fills and global stores, "
                 "which ncu counts as bank conflicts; docs/rules.md): no layout change removes them.")
     return (f"[bold red]Bank conflicts: model: none; measured: {_measured_text(measured)}, not explained by "
             "the model[/bold red]: see the comparison below.")
