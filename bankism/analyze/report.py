@@ -14,10 +14,10 @@ from typing import Any
 from bankism.analyze.model import (
     CLASSES,
     COUNTED_AS_INSTRUCTIONS,
-    METRICS,
     OPTIONAL_CLASSES,
     REPORT_FORMAT,
     REPORT_VERSION,
+    Counters,
     Counts,
     LineStats,
     SiteStats,
@@ -42,7 +42,11 @@ from bankism.version import __version__
 
 @dataclass
 class LaunchReport:
-    """Everything ``bankism analyze`` says about one kernel launch."""
+    """Everything ``bankism analyze`` says about one kernel launch.
+
+    Built once the per-site sums are final: the recorded and predicted counters, the comparisons with
+    ncu and their verdicts are computed once, here, and every reader (JSON, tables, headline) reads them.
+    """
 
     launch: Launch
     records: int
@@ -53,6 +57,20 @@ class LaunchReport:
     unmodelled: list[SiteStats] = field(default_factory=list)
     #: The architecture whose rules (and surplus model) apply.
     arch: str = DEFAULT_ARCH
+    #: Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts.
+    recorded: Counts = field(init=False)
+    #: Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional).
+    predicted: Counts = field(init=False)
+    _comparisons: list[Comparison] = field(init=False, repr=False)
+    _agrees: bool | None = field(init=False, repr=False)
+    _conflicts_explained: bool | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.recorded = _recorded_counts(self.sites, self.classes)
+        self.predicted = {c: counts.scaled(self.scale) for c, counts in self.recorded.items()}
+        self._comparisons = comparisons(self)
+        self._agrees = agrees(self)
+        self._conflicts_explained = conflicts_explained(self)
 
     @property
     def index(self) -> int:
@@ -81,18 +99,6 @@ class LaunchReport:
         used = {s.op_class for s in self.sites} | set(self.measured or {})
         return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
 
-    @property
-    def recorded(self) -> Counts:
-        """Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts."""
-        sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
-        for stats in self.sites:
-            totals = sums[stats.op_class]
-            if stats.site.op in COUNTED_AS_INSTRUCTIONS:
-                totals["instructions"] += stats.executions
-            totals["wavefronts"] += stats.wavefronts
-            totals["conflicts"] += stats.conflicts
-        return sums
-
     def unmodelled_records(self, op_class: str | None = None) -> int:
         """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""
         return sum(s.executions for s in self.unmodelled if op_class is None or s.op_class == op_class)
@@ -120,17 +126,12 @@ class LaunchReport:
             return []
         rows = []
         for op_class in CLASSES:
-            measured = self.measured[op_class]["instructions"]
-            predicted = self.predicted[op_class]["instructions"]
+            measured = self.measured[op_class].instructions
+            predicted = self.predicted[op_class].instructions
             if measured - predicted >= 0.5 and not self.unmodelled_records(op_class):
                 rows.append({"class": op_class, "measured_instructions": measured,
                              "predicted_instructions": predicted, "missing": measured - predicted})
         return rows
-
-    @property
-    def predicted(self) -> Counts:
-        """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
-        return {c: {m: v * self.scale for m, v in metrics.items()} for c, metrics in self.recorded.items()}
 
     @property
     def has_conflicts(self) -> bool:
@@ -155,7 +156,7 @@ class LaunchReport:
 
     def comparisons(self) -> list[Comparison]:
         """Measured against predicted for every class either side counts, with explanations."""
-        return comparisons(self)
+        return self._comparisons
 
     # --- source-line view and measured conflicts (for `bankism analyze`'s default table and headline) ---
 
@@ -168,15 +169,15 @@ class LaunchReport:
         """ncu's bank conflicts per class (ld, st, atom; ldgsts when measured), or None without counters."""
         if self.measured is None:
             return None
-        return {c: int(self.measured[c]["conflicts"]) for c in self.classes if c in self.measured}
+        return {c: int(self.measured[c].conflicts) for c in self.classes if c in self.measured}
 
     def conflicts_explained(self) -> bool | None:
         """Whether every measured conflict is accounted for by the model (``verdict.conflicts_explained``)."""
-        return conflicts_explained(self)
+        return self._conflicts_explained
 
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
-        return agrees(self)
+        return self._agrees
 
     def surplus_estimates(self) -> dict[str, SurplusEstimate | None]:
         """Per ncu class, the expected whole-kernel surplus from the launch's traffic counters
@@ -220,7 +221,6 @@ class LaunchReport:
 
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
-        predicted = self.predicted
         fix, fix_missing = self.fix()
         return {
             "index": self.index, "kernel": self.kernel, "mangled": launch.mangled,
@@ -228,9 +228,9 @@ class LaunchReport:
             "shared_bytes": {"static": launch.shared_static, "dynamic": launch.shared_dynamic},
             "blocks_total": self.blocks_total,
             "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
-            "recorded": self.recorded,
-            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
-            "measured": self.measured,
+            "recorded": {c: counts.to_json() for c, counts in self.recorded.items()},
+            "predicted": {c: self.predicted[c].rounded() for c in self.classes},
+            "measured": None if self.measured is None else {c: v.to_json() for c, v in self.measured.items()},
             "comparison": [c.to_json() for c in self.comparisons()],
             "agrees": self.agrees(),
             "has_conflicts": self.has_conflicts,
@@ -275,7 +275,19 @@ class TraceReport:
         }
 
 
-#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts:
+    """Per ncu class, the sums of the sites' recorded counts, instructions counted the way ncu counts them."""
+    sums = {c: [0, 0, 0] for c in classes}
+    for stats in sites:
+        totals = sums[stats.op_class]
+        if stats.site.op in COUNTED_AS_INSTRUCTIONS:
+            totals[0] += stats.executions
+        totals[1] += stats.wavefronts
+        totals[2] += stats.conflicts
+    return {c: Counters(*values) for c, values in sums.items()}
+
+
+#: Deprecated: ``TraceReport``'s first name, kept for scripts (``bankism.Report`` is review's, another thing).
 Report = TraceReport
 
 

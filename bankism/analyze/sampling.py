@@ -34,9 +34,9 @@ def sampling_advice(report: SampledLaunch) -> str | None:
     if not report.scaled or report.measured is None or not report.traced:
         return None
     predicted = report.predicted
-    off = [(c, report.measured[c]["instructions"], predicted[c]["instructions"]) for c in CLASSES
+    off = [(c, report.measured[c].instructions, predicted[c].instructions) for c in CLASSES
            if c in report.measured and not report.unmodelled_records(c)
-           and abs(report.measured[c]["instructions"] - predicted[c]["instructions"]) >= 0.5]
+           and abs(report.measured[c].instructions - predicted[c].instructions) >= 0.5]
     if not off:
         return None
     from bankism.capture.run import DEFAULT_MAX_RECORDS

@@ -130,9 +130,9 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
             if metric == "wavefronts" and found is not None:
                 ok = None if report.scaling_broken else found.admits(value, guess)
             if metric == "conflicts" and report.traced:
-                wavefronts = measured["wavefronts"]
+                wavefronts = measured.wavefronts
                 slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
-                ok = conflicts_agree(value - guess, wavefronts - predicted[op_class]["wavefronts"], slack)
+                ok = conflicts_agree(value - guess, wavefronts - predicted[op_class].wavefronts, slack)
             why = (explain_difference(report, op_class, metric, value, guess) if report.traced
                    else "profiled only: the trace holds no sites or records for this launch")
             caveat = ldgsts_caveat(report.sites, metric) if op_class == "ldgsts" and report.traced else None
@@ -164,15 +164,15 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
                 f"{scaled}: "
                 + ("the recorded blocks do more than the average block, or " if report.scaled else "")
                 + "ncu files some of these ops under a different class")
-    instructions_match = abs(report.measured[op_class]["instructions"]
-                             - report.predicted[op_class]["instructions"]) < 0.5
+    instructions_match = abs(report.measured[op_class].instructions
+                             - report.predicted[op_class].instructions) < 0.5
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     found = report.surplus_estimates().get(op_class)
     if metric == "wavefronts" and found is not None:
         verdict = "" if found.admits(measured, predicted) else "; outside the band: not explained"
         return f"{found.describe(measured, predicted)}{verdict}{scaled}{cause}"
     if metric == "conflicts" and difference > 0:
-        wavefronts = report.measured[op_class]["wavefronts"], report.predicted[op_class]["wavefronts"]
+        wavefronts = report.measured[op_class].wavefronts, report.predicted[op_class].wavefronts
         if conflicts_agree(difference, wavefronts[0] - wavefronts[1]):
             explained = found is None or found.admits(*wavefronts)
             return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: "

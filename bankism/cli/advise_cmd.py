@@ -1,6 +1,6 @@
 """`bankism advise`: the cheapest padding or XOR swizzle that removes the conflicts recorded in a trace.
 
-The input is a trace (``bankism.traceio``, format "bankism-trace") or the JSON that
+The input is a trace (``bankism.trace``, format "bankism-trace") or the JSON that
 ``bankism explain --json`` prints. Either gives, per access site, the byte address each
 lane used. The shared arrays those addresses fall in are declared with ``--array`` (an
 ``explain`` result names its arrays itself); each site's addresses are mapped back to
@@ -296,9 +296,9 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     except RecursionError:
         raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
     if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
-        from bankism import trace as traceio
+        from bankism.trace import load
 
-        loaded = traceio.load(path)
+        loaded = load(path)
         return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
     if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
                                   or isinstance(doc.get("sites"), list)):

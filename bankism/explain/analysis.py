@@ -10,7 +10,7 @@ from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
-from bankism.explain.frontend.parse import Launch, Program, parse, parse_number
+from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.simt import ctype as C
@@ -37,7 +37,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
 
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
-        name = options.kernel or kernel_base_name(chosen.launch["kernel"])
+        name = options.kernel or kernel_base_name(chosen.launch.kernel)
         kernel = _choose_kernel(program, name, filename)
         options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
@@ -45,7 +45,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
     if chosen is not None and not shape_given:
-        origin = f"launch {chosen.launch['index']} of the trace"
+        origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
     blocks = _blocks(options, grid)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)
@@ -88,7 +88,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     return analysis
 
 
-def _assumptions(kernel: S.Function, launch: Launch | None, defines: dict[str, str],
+def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[str, str],
                  template: dict[str, int | str], launches: int) -> list[str]:
     """What explain took without being told: template arguments from the file's launch (the
     first, when there are several) or from the parameter's default."""
@@ -201,7 +201,7 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
 
 
 def _launch_shape(
-    options: ExplainOptions, launch: Launch | None, scope: HostScope, filename: str, kernel: str
+    options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope, filename: str, kernel: str
 ) -> tuple[Dim3, Dim3, str]:
     grid, block = options.grid, options.block
     origin = "options"
@@ -231,7 +231,7 @@ def _launch_shape(
     return grid, block, origin
 
 
-def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostScope) -> int:
+def _dynamic_shared(options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope) -> int:
     value = 0
     if options.dynamic_shared is not None:
         value = options.dynamic_shared
@@ -259,7 +259,7 @@ def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
 
 
 def _template_values(
-    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, object]:
     values: dict[str, object] = {}
     for position, param in enumerate(kernel.template_params):
@@ -290,7 +290,7 @@ def _template_values(
     return values
 
 
-def _deduced_type(kernel: S.Function, name: str, launch: Launch, scope: HostScope) -> C.CType | None:
+def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: HostScope) -> C.CType | None:
     """A type template parameter deduced from the launch's arguments, as the compiler does:
     the declared type of a host variable passed for a parameter of type ``T*`` or ``T``."""
     for position, param in enumerate(kernel.params):
@@ -330,7 +330,7 @@ def _defined(name: str, text: str, is_type: bool) -> object:
 
 
 def _param_values(
-    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, int | float | None]:
     values: dict[str, int | float | None] = {}
     names = {p.name for p in kernel.params}

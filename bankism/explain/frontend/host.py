@@ -7,7 +7,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain.frontend.parse import Launch, Program, parse_number
+from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
 from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
 from bankism.explain.simt import ctype as C
 
@@ -23,7 +23,7 @@ class HostScope:
     """Declarations visible at a launch: ``name -> initializer node`` (file scope first, then
     the enclosing function's declarations up to the launch)."""
 
-    def __init__(self, program: Program, launch: Launch | None,
+    def __init__(self, program: Program, launch: SourceLaunch | None,
                  given: dict[str, int | float] | None = None) -> None:
         self.program = program
         self.given = given or {}

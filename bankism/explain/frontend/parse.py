@@ -27,7 +27,7 @@ _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_emp
 
 
 @dataclass(eq=False)
-class Launch:
+class SourceLaunch:
     """One ``kernel<<<config>>>(args)`` statement, with the tree-sitter nodes to evaluate."""
 
     kernel: str
@@ -45,7 +45,7 @@ class Program:
     pre: Preprocessed
     root: Node
     functions: dict[str, list[S.Function]]
-    launches: list[Launch]
+    launches: list[SourceLaunch]
     globals: list[S.Decl] = field(default_factory=list)
     structs: dict[str, list[S.StructDef]] = field(default_factory=dict)
     aliases: dict[str, S.TypeName] = field(default_factory=dict)
@@ -90,7 +90,7 @@ def parse(pre: Preprocessed) -> Program:
     tree = parser().parse(pre.text.encode())
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
-    launches: list[Launch] = []
+    launches: list[SourceLaunch] = []
     globals_ = []
     structs: dict[str, list[S.StructDef]] = {}
     aliases: dict[str, S.TypeName] = {}
@@ -202,7 +202,7 @@ class _Converter(Declarations, ExpressionConverter):
             stack.extend(reversed([c for c in current.children if c.has_error or c.is_missing]))
         return node
 
-    def launch(self, node: Node, scope: Node | None) -> Launch | None:
+    def launch(self, node: Node, scope: Node | None) -> SourceLaunch | None:
         """The kernel name, template arguments, <<<config>>> and arguments of a launch."""
         function = node.child_by_field_name("function")
         template_args: list[Node] = []
@@ -214,7 +214,7 @@ class _Converter(Declarations, ExpressionConverter):
         config = named_children(child_of_type(node, "kernel_call_syntax"))
         arguments = node.child_by_field_name("arguments")
         args = named_children(arguments) if arguments is not None else []
-        return Launch(last_name(function), template_args, config, args, self._line(node), scope)
+        return SourceLaunch(last_name(function), template_args, config, args, self._line(node), scope)
 
     # --- statements -----------------------------------------------------------------------
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from bankism.arch import LANES
 from bankism.engine.pipe import PipeCycles
@@ -302,7 +303,7 @@ def _grid_rows(shape: list[int], cells: list[dict], element_size: int,
     return rows
 
 
-def _grid(rows: list[tuple[str, list[dict]]], text) -> list[str]:  # noqa: ANN001
+def _grid(rows: list[tuple[str, list[dict]]], text: Callable[[dict], str]) -> list[str]:
     if not rows:
         return []
     rendered = [(label, [text(c) for c in row]) for label, row in rows]

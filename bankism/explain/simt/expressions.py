@@ -108,7 +108,7 @@ class Expressions:
         if isinstance(expr.base, S.Name) and expr.base.name in _BUILTIN_VECTORS and not expr.arrow:
             binding = self._find_local(expr.base.name)
             if binding is None:
-                vector = self._builtins[expr.base.name]
+                vector = self.builtin_variables[expr.base.name]
                 return vector.comps[self._component(expr, vector.type)]
         return self.load(self.lvalue(expr, mask), mask)
 

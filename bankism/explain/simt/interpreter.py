@@ -19,6 +19,7 @@ from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx
 from bankism.explain.cuda.wmma import fragment_type
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.parse import Program
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import (
     BlockContext,
@@ -66,7 +67,7 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
 
-    def __init__(self, program, kernel: S.Function, context: BlockContext,  # noqa: ANN001
+    def __init__(self, program: Program, kernel: S.Function, context: BlockContext,
                  template_values: dict[str, object], param_values: dict[str, int | float | None],
                  recorder: Recorder, snapshot: SnapshotRequest | None = None,
                  on_snapshot: Callable[[Machine], None] | None = None,
@@ -106,10 +107,12 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         self.notes: list[str] = []
         #: Loops (statement ids) whose probe found iterations that differ.
         self.no_repeat: set[int] = set()
+        #: The expression statement running whose value is unused (statements sets it), else None.
+        self.discarded: S.Expr | None = None
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}
-        self._builtins = self._builtin_values()
+        self.builtin_variables = self._builtin_values()
         self._expr = {
             S.Literal: self._literal, S.Name: self._name, S.Member: self._member_value,
             S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
@@ -206,8 +209,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
                 return Variable(name, self.lvalue_type(target), None, ref=target)
             if name in frame.this_type.info.bindings:
                 return frame.this_type.info.bindings[name]
-        if name in self._builtins:
-            return self._builtins[name]
+        if name in self.builtin_variables:
+            return self.builtin_variables[name]
         if name in self.globals:
             return self.globals[name]
         if name in self.program.functions:

@@ -191,7 +191,7 @@ class Lvalues:
     def memory_read(self, target: MemLV, mask: Mask, op: str) -> Value:
         region, t = target.region, target.type
         if isinstance(region, SharedVariable):
-            addresses = self._shared_addresses(target, mask, op)
+            addresses = self.record_shared_access(target, mask, op)
             return self._shared_read(addresses, t)
         if isinstance(region, GlobalMatrix):
             if target.known is not True and not all_known(target.known, mask):
@@ -217,7 +217,7 @@ class Lvalues:
             raise Failure(None, "unsupported construct: pointers stored in memory")
         return read(t, 0)
 
-    def _shared_addresses(
+    def record_shared_access(
         self, target: MemLV, mask: Mask, op: str, atomic_op: str | None = None
     ) -> np.ndarray:
         """Per-thread byte addresses in the shared window; checks bounds and alignment in the
@@ -326,7 +326,7 @@ class Lvalues:
                 return value
             if not isinstance(value, Scalar | Vector):
                 raise Failure(node, f"unsupported construct: a {value.type} stored to shared memory")
-            addresses = self._shared_addresses(target, mask, "store")
+            addresses = self.record_shared_access(target, mask, "store")
             self._shared_write(addresses, value, t, mask)
         elif isinstance(region, LocalArray):
             if target.known is not True and not all_known(target.known, mask):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.parse import Program
 from bankism.explain.frontend.treesitter import node_text
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -36,7 +37,7 @@ class OuterShared:
     position: tuple[int, int]
 
 
-def outer_shared(program) -> list[OuterShared]:  # noqa: ANN001
+def outer_shared(program: Program) -> list[OuterShared]:
     """Every file-scope __shared__ array and every __shared__ array in a __device__
     function of ``program``, in source order."""
     found: list[OuterShared] = []
@@ -80,7 +81,7 @@ def _file_scope_shared(root) -> list[tuple[int, str]]:  # noqa: ANN001
     return sorted(out)
 
 
-def kernel_reach(program, kernel: S.Function) -> tuple[set[int], set[str]]:  # noqa: ANN001
+def kernel_reach(program: Program, kernel: S.Function) -> tuple[set[int], set[str]]:
     """(ids of the functions ``kernel`` may call, directly or not; identifiers they use)."""
     reached: set[int] = {id(kernel)}
     names: set[str] = set()
@@ -118,7 +119,7 @@ class OuterPlan:
     templated: list[OuterShared] = field(default_factory=list)
 
 
-def plan_outer(program, kernel: S.Function) -> OuterPlan:  # noqa: ANN001
+def plan_outer(program: Program, kernel: S.Function) -> OuterPlan:
     """Split the outer __shared__ arrays ``kernel`` uses as nvcc places them."""
     outers = outer_shared(program)
     plan = OuterPlan([], [], [], [])

@@ -16,11 +16,14 @@ says which loops were counted this way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import LoopState, Variable
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
 
@@ -29,7 +32,7 @@ MIN_TRIPS = 32
 _CONSTANT = (S.Literal, S.Name, S.Binary, S.Unary, S.Cast, S.SizeOf, S.TypeName, S.Member)
 
 
-def counted_loop(machine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:  # noqa: ANN001
+def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:
     """(counter, iterations) of a counted ``for`` whose shape allows repetition, else None.
     Called after the init statement ran."""
     condition, update = stmt.condition, stmt.update
@@ -143,7 +146,7 @@ def _trips(start: int, bound: int, delta: int, op: str) -> int | None:
 # --- state --------------------------------------------------------------------------------------------
 
 
-def _bindings(machine) -> list[tuple[object, object]]:  # noqa: ANN001
+def _bindings(machine: SimtMachine) -> list[tuple[object, object]]:
     """Every variable and local array of the running frames, with a copy of its state."""
     out = []
     seen = set()
@@ -225,7 +228,7 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
 # --- the driver ---------------------------------------------------------------------------------------
 
 
-def run_repeating(machine, stmt: S.For, mask: Mask, counter: Variable, trips: int) -> Mask:  # noqa: ANN001
+def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variable, trips: int) -> Mask:
     """Run the counted loop ``stmt`` (its init already ran) for ``trips`` iterations, the
     repeating ones recorded from one probe; see the module docstring."""
     starts = [_bindings(machine)]
@@ -280,7 +283,8 @@ def run_repeating(machine, stmt: S.For, mask: Mask, counter: Variable, trips: in
     return mask
 
 
-def _probe(machine, iteration, changed: list, start: list):  # noqa: ANN001, ANN202
+def _probe(machine: SimtMachine, iteration: Callable[[], object], changed: list,
+           start: list) -> tuple[list, list[str]] | None:
     """Run one iteration with the changed variables unknown; (new records per site, names)
     when it repeats, else None (with everything it did undone)."""
     recorder = machine.recorder

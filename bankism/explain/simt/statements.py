@@ -147,7 +147,7 @@ class Statements:
         for name, wanted in self.snapshot.when:
             binding = self.find_variable(name)
             if binding is None:
-                if name in self._builtins:
+                if name in self.builtin_variables:
                     raise Failure(stmt, f"--when {name}: use a variable of the kernel, not a built-in")
                 raise Failure(stmt, f"--when {name}={wanted}: no variable {name} in scope at this line")
             if not isinstance(binding, Variable) or not isinstance(binding.value, Scalar):

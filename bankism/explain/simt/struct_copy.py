@@ -163,7 +163,7 @@ class StructCopies:
             lane_type = _access_type(target.type, offset, width)
             site = self._copy_node(target.node, width)
             part = MemLV(target.region, target.offset + offset, lane_type, site, target.known, target.taint)
-            self._shared_addresses(part, mask, op)
+            self.record_shared_access(part, mask, op)
         return addresses
 
     def _copy_node(self, node: S.Node, width: int) -> S.Node:
