@@ -105,6 +105,50 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class CasLoopRule:
+    """Which lanes succeed in each iteration of a compiler CAS retry loop (LDS + ATOMS.CAST.SPIN).
+
+    Every remaining lane loads its word and issues its compare-and-swap. The lanes go to the banks in
+    ``split`` groups, one group after the other; in each group, the lowest remaining lane of each bank
+    slot (``unit_bytes`` wide: unit index % (bank row bytes / unit_bytes)) is chosen and the others fail
+    and retry. With ``sees_earlier_groups`` a chosen lane also fails when a lane of an earlier group of the
+    same iteration wrote its word (its compare reads the new value). The loop ends when no lane remains.
+    """
+
+    split: str
+    unit_bytes: int
+    sees_earlier_groups: bool = False
+
+    @property
+    def lanes_per_group(self) -> int:
+        return SPLIT_LANES[self.split]
+
+
+@dataclass(frozen=True)
+class SurplusRule:
+    """The whole-kernel surplus: wavefronts ncu counts beyond the address-level rules, from contention
+    with other L1 traffic (docs/rules.md, "Whole kernels: the surplus"; bankism/analyze/surplus.py).
+
+    A shared-memory instruction that meets an L1 data-bank write of other traffic costs extra wavefronts.
+    The expected count, if the two are spread evenly over the launch, is per class
+    ``sum over sites of executions * sqrt(wavefronts / executions)`` times, per SM-cycle of the launch,
+    ``per_fill_sector * L1 fill sectors + per_store_sector * global store sectors``. ``min_warps_per_sm``:
+    at or below this occupancy no surplus was ever measured. ``quiet``: below this expected share of the
+    predicted wavefronts the launch is quiet and may differ by at most ``quiet_band``; otherwise by
+    ``busy_band`` (the largest error on launches the coefficients were not fitted on), both as shares of
+    the measured wavefronts.
+    """
+
+    per_fill_sector: dict[str, float]
+    per_store_sector: dict[str, float]
+    min_warps_per_sm: float
+    max_warps_per_sm: int
+    quiet: float
+    quiet_band: float
+    busy_band: dict[str, float]
+
+
+@dataclass(frozen=True)
 class Architecture:
     """Bank geometry, shared-memory size and per-instruction rules of one architecture.
 
@@ -122,6 +166,10 @@ class Architecture:
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
     sm_count: int | None = None
     max_clock_hz: float | None = None
+    #: The CAS retry loop of each width (bytes) that has no native atomic (``CasLoopRule``).
+    cas_loops: dict[int, CasLoopRule] = field(default_factory=dict, repr=False)
+    #: The whole-kernel surplus model (``SurplusRule``), None where not measured.
+    surplus: SurplusRule | None = field(default=None, repr=False)
 
     @property
     def bank_row_bytes(self) -> int:
@@ -233,6 +281,22 @@ SM90 = Architecture(
         )
         for atomic_op in LOOP_ONLY_64
     },
+    # traces/probes/random/sm_90_atomics_random.json (docs/rules.md, "Random warps"): the float-add loop
+    # (LDS + ATOMS.CAST.SPIN) takes the lowest remaining lane of each bank per iteration over the whole warp;
+    # the 64-bit loop (LDS.64 + ATOMS.CAST.SPIN.64) per half-warp, per 8-byte bank slot, and a lane of the
+    # second half-warp that was chosen fails when the first half-warp's winner wrote its word.
+    cas_loops={4: CasLoopRule("warp", 4), 8: CasLoopRule("half-warp", 8, sees_earlier_groups=True)},
+    # Fitted by hw/surplus/fit_surplus.py on the 181 launches of traces/surplus/sm_90_sweep.json (least
+    # squares, no intercept): stores meet L1 fills, loads meet global stores, atomics both; nothing else.
+    # busy_band: the largest error on the held-out traced launches of traces/surplus/kernels and
+    # traces/python/surplus, in points of measured wavefronts, rounded up; quiet_band: 1 point.
+    surplus=SurplusRule(
+        per_fill_sector={"ld": 0.0, "st": 0.417, "atom": 0.479},
+        per_store_sector={"ld": 0.430, "st": 0.0, "atom": 0.420},
+        min_warps_per_sm=4.0, max_warps_per_sm=64,
+        quiet=0.01, quiet_band=0.01,
+        busy_band={"ld": 0.10, "st": 0.11, "atom": 0.07},
+    ),
 )
 
 ARCHITECTURES: dict[str, Architecture] = {SM90.name: SM90}

@@ -101,3 +101,36 @@ def reference_count(addresses, width: int, op: str = "load", mask: int = 0xFFFFF
             wavefronts += passes * rule.wavefronts_per_pass
             served += 1
     return ReferenceCount(wavefronts=wavefronts, transactions=served)
+
+
+def reference_cas_loop(addresses, width: int, mask: int = 0xFFFFFFFF, arch: str = "sm_90") -> list[int]:
+    """The active mask of every iteration of a compiler CAS retry loop, one lane at a time.
+
+    Groups (warp or half-warps) go to the banks in order; in each, the lowest remaining lane of each bank
+    slot is chosen; with ``sees_earlier_groups``, a chosen lane whose word a winner of an earlier group
+    wrote in this iteration fails. Winners leave; the rest retry.
+    """
+    machine = get_arch(arch)
+    rule = machine.cas_loops[width]
+    slots_per_row = machine.bank_row_bytes // rule.unit_bytes
+    remaining = [lane for lane in range(32) if is_active(mask, lane)]
+    iterations = []
+    while remaining:
+        iterations.append(sum(1 << lane for lane in remaining))
+        winners: list[int] = []
+        for start in range(0, 32, rule.lanes_per_group):
+            written = {int(addresses[lane]) // rule.unit_bytes for lane in winners}
+            taken: set[int] = set()
+            for lane in remaining:
+                if not start <= lane < start + rule.lanes_per_group:
+                    continue
+                unit = int(addresses[lane]) // rule.unit_bytes
+                slot = unit % slots_per_row
+                if slot in taken:
+                    continue
+                taken.add(slot)
+                if rule.sees_earlier_groups and unit in written:
+                    continue
+                winners.append(lane)
+        remaining = [lane for lane in remaining if lane not in winners]
+    return iterations

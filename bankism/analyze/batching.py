@@ -174,7 +174,8 @@ def analyze_launch(
     ordered = sorted(stats.values(), key=lambda s: s.id)
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
-    return LaunchReport(view, count, blocks_recorded_count(view.json), modelled, _measured(view), unmodelled)
+    return LaunchReport(view, count, blocks_recorded_count(view.json), modelled, _measured(view), unmodelled,
+                        trace.arch)
 
 
 def analyze(

@@ -23,6 +23,8 @@ from bankism.analyze.model import (
     SiteStats,
     group_by_line,
 )
+from bankism.analyze.sampling import sampling_advice
+from bankism.analyze.surplus import SiteLoad, SurplusEstimate, estimate
 from bankism.analyze.verdict import (
     CONFLICTS_RULE,
     TOLERANCE,
@@ -31,6 +33,7 @@ from bankism.analyze.verdict import (
     comparisons,
     conflicts_explained,
 )
+from bankism.arch import DEFAULT_ARCH
 from bankism.timing import LaunchFix, SiteExcess, launch_fix
 from bankism.trace.timeblock import launch_time
 from bankism.trace.views import Launch
@@ -52,6 +55,8 @@ class LaunchReport:
     measured: Counts | None
     #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
     unmodelled: list[SiteStats] = field(default_factory=list)
+    #: The architecture whose rules (and surplus model) apply.
+    arch: str = DEFAULT_ARCH
     #: Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts.
     recorded: Counts = field(init=False)
     #: Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional).
@@ -174,6 +179,28 @@ class LaunchReport:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
         return self._agrees
 
+    def surplus_estimates(self) -> dict[str, SurplusEstimate | None]:
+        """Per ncu class, the expected whole-kernel surplus from the launch's traffic counters
+        (``analyze.surplus``), or None where it cannot be estimated (no traffic counters; a CAS loop)."""
+        out: dict[str, SurplusEstimate | None] = {}
+        for op_class in self.classes:
+            sites = [s for s in self.sites if s.op_class == op_class]
+            if any(s.atomic_op == "cas_spin" for s in sites):
+                out[op_class] = None
+                continue
+            loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale) for s in sites]
+            out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch)
+        return out
+
+    def sampling_advice(self) -> str | None:
+        """How to record a block-sampled launch whose instruction counts miss ncu's (``analyze.sampling``)."""
+        return sampling_advice(self)
+
+    @property
+    def scaling_broken(self) -> bool:
+        """A block-sampled launch whose scaled instruction counts miss ncu's: no scaled count is judged."""
+        return self.sampling_advice() is not None
+
     def scaling_note(self) -> str:
         """How the prediction covers the whole launch."""
         if not self.scaled:
@@ -211,6 +238,10 @@ class LaunchReport:
             "sites": [s.to_json() for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "measured_conflicts_explained": self.conflicts_explained(),
+            "sampling": self.sampling_advice(),
+            "surplus": {c: None if e is None else {"expected": e.expected, "band": e.band, "quiet": e.quiet,
+                                                  "cause": e.cause}
+                        for c, e in self.surplus_estimates().items()},
             "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),
             "async": launch.async_events,

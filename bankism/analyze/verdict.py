@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bankism.analyze.model import METRICS, Counts, SiteStats
+from bankism.analyze.surplus import SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
 
 
@@ -35,7 +36,11 @@ class JudgedLaunch(Protocol):
     def traced(self) -> bool: ...
     @property
     def measured_conflicts(self) -> dict[str, int] | None: ...
+    @property
+    def scaling_broken(self) -> bool: ...
     def unmodelled_records(self, op_class: str | None = None) -> int: ...
+    def surplus_estimates(self) -> dict[str, SurplusEstimate | None]: ...
+    def sampling_advice(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -59,8 +64,9 @@ class Allowance:
 #: The one agreement table used by the report and by tests/test_analyze_corpus.py, set from the H100
 #: measurements in traces/surplus (docs/rules.md, "Whole kernels"): instruction counts must match
 #: exactly; measured wavefronts may exceed the prediction, never fall short, by at most 15% of
-#: measured (the largest whole-kernel surplus measured is 12.1%, from L1 contention with global
-#: loads). Conflicts are judged by ``conflicts_agree``: the surplus wavefronts are surplus conflicts.
+#: measured (the largest whole-kernel surplus of the first experiment was 12.1%). A launch with traffic
+#: counters is judged instead against its expected surplus and band (``analyze.surplus``). Conflicts
+#: are judged by ``conflicts_agree``: the surplus wavefronts are surplus conflicts.
 TOLERANCE: dict[str, Allowance] = {
     "instructions": Allowance(surplus=0.0),
     "wavefronts": Allowance(surplus=0.15),
@@ -102,6 +108,7 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
         return []
     rows = []
     predicted = report.predicted
+    estimates = report.surplus_estimates() if report.traced else {}
     for op_class in report.classes:
         if op_class not in report.measured:
             continue
@@ -119,6 +126,9 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
                     f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
                     f"simulated, so the prediction lacks their {metric} (see coverage)")))
                 continue
+            found = estimates.get(op_class)
+            if metric == "wavefronts" and found is not None:
+                ok = None if report.scaling_broken else found.admits(value, guess)
             if metric == "conflicts" and report.traced:
                 wavefronts = measured.wavefronts
                 slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
@@ -142,6 +152,9 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
         return f"match{scaled}"
     share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
     if metric == "instructions":
+        advice = report.sampling_advice()
+        if advice:
+            return advice
         if difference > 0:
             return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
                     f"{scaled}: warp-instructions the trace lacks ("
@@ -154,15 +167,33 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
     instructions_match = abs(report.measured[op_class].instructions
                              - report.predicted[op_class].instructions) < 0.5
     cause = "" if instructions_match else "; instruction counts differ too, see above"
+    found = report.surplus_estimates().get(op_class)
+    if metric == "wavefronts" and found is not None:
+        verdict = "" if found.admits(measured, predicted) else "; outside the band: not explained"
+        return f"{found.describe(measured, predicted)}{verdict}{scaled}{cause}"
     if metric == "conflicts" and difference > 0:
-        wavefront_surplus = report.measured[op_class].wavefronts - report.predicted[op_class].wavefronts
-        if conflicts_agree(difference, wavefront_surplus):
-            return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: L1 "
-                    f"contention with global-load traffic (docs/rules.md, whole kernels){scaled}{cause}")
+        wavefronts = report.measured[op_class].wavefronts, report.predicted[op_class].wavefronts
+        if conflicts_agree(difference, wavefronts[0] - wavefronts[1]):
+            explained = found is None or found.admits(*wavefronts)
+            return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: "
+                    f"{surplus_cause(op_class, found, report.sites, explained)}{scaled}{cause}")
     if difference > 0:
         return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
                 f"prediction{scaled}{cause}")
     return f"prediction exceeds the measurement by {-difference:.0f} {metric} ({share}){scaled}{cause}"
+
+
+def surplus_cause(op_class: str, found: SurplusEstimate | None, sites: list[SiteStats],
+                  explained: bool = True) -> str:
+    """What a class's surplus conflicts come from, as far as it was measured (docs/rules.md)."""
+    if not explained:
+        return "not explained (outside the band of the surplus the launch's traffic leads to expect)"
+    if found is not None:
+        return found.cause if found.expected > 0 else "not explained (the traffic leaves no room for a cause)"
+    if any(s.atomic_op == "cas_spin" for s in sites if s.op_class == op_class):
+        return "not explained (a CAS retry loop's ATOMS.CAST.SPIN; no cause was measured for it)"
+    return ("contention with other L1 traffic, measured for loads, stores and native atomics (docs/rules.md, "
+            "whole kernels); no traffic counters in the trace to estimate it (re-profile: bankism profile)")
 
 
 def conflicts_explained(report: JudgedLaunch) -> bool | None:

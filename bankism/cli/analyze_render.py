@@ -286,8 +286,8 @@ def _verdict(report: LaunchReport) -> str:
         return "[green]No bank conflicts: every site runs at its ideal count, and ncu measured none.[/green]"
     if report.conflicts_explained():
         return (f"[yellow]Bank conflicts: model: none; measured: {_measured_text(measured)}, explained as L1 "
-                "surplus[/yellow] (whole-kernel contention with global-load traffic, which ncu counts as "
-                "bank conflicts; docs/rules.md): no layout change removes them.")
+                "surplus[/yellow] (whole-kernel contention with L1 fills and global stores, "
+                "which ncu counts as bank conflicts; docs/rules.md): no layout change removes them.")
     return (f"[bold red]Bank conflicts: model: none; measured: {_measured_text(measured)}, not explained by "
             "the model[/bold red]: see the comparison below.")
 
@@ -302,8 +302,14 @@ def _agreement(report: LaunchReport) -> str:
         f"{metric} " + ("exact" if not a.surplus and not a.deficit else
                         f"+{a.surplus:.0%}/-{a.deficit:.0%} of measured")
         for metric, a in TOLERANCE.items()) + "; conflicts: surplus = wavefront surplus"
+    if any(e is not None for e in report.surplus_estimates().values()):
+        limits += ("; with traffic counters, wavefronts = predicted + expected surplus within its band "
+                   "(docs/rules.md, whole kernels)")
     if agrees:
         return f"[green]Prediction agrees with the measured ncu counters[/green] (tolerance {limits})."
+    advice = report.sampling_advice()
+    if advice:
+        return f"[bold red]Recorded blocks not representative[/bold red]: {advice}."
     return f"[bold red]Prediction differs from the measured ncu counters[/bold red] (tolerance {limits})."
 
 

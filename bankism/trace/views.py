@@ -76,6 +76,8 @@ class Launch:
     async_events: Mapping[str, Any] | None = None
     #: Shared-memory SASS of the kernel the tracer cannot record (TMA, ...), with their counts.
     unrecorded_shared: tuple[Mapping[str, Any], ...] | None = None
+    #: ncu's global-memory and L1 figures for the whole launch (capture.ncu.TRAFFIC_METRICS), when measured.
+    traffic: Mapping[str, float] | None = None
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -93,6 +95,7 @@ class Launch:
             counters=launch.get("counters"), async_events=launch.get("async"),
             unrecorded_shared=None if launch.get("unrecorded_shared") is None
             else tuple(launch["unrecorded_shared"]),
+            traffic=launch.get("traffic"),
             json=launch,
         )
 

@@ -14,6 +14,7 @@ from bankism.capture.ncu.exports import (
     OPTIONAL_COUNTER_KINDS,
     SHARED_METRICS,
     TIME_METRIC_NAMES,
+    TRAFFIC_METRICS,
     NcuLaunch,
     all_metrics,
     parse_count,
@@ -49,5 +50,5 @@ __all__ = [
     "exact_selection", "export_command", "fill_counters", "find_ncu", "kernel_matches", "literal_regex",
     "match_launches", "names_match", "parse_count", "parse_csv", "parse_dim3", "parse_number",
     "profile_command", "read_csv", "run_profile", "select_kernels",
-    "set_time", "TIME_METRIC_NAMES",
+    "set_time", "TIME_METRIC_NAMES", "TRAFFIC_METRICS",
 ]

@@ -52,6 +52,20 @@ LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per
 #: docs/time.md says why each is there).
 TIME_METRIC_NAMES = tuple(TIME_METRICS.values())
 
+#: A launch's global-memory and L1 traffic (trace field ``traffic``): what drives the whole-kernel surplus of
+#: shared-memory wavefronts (bankism/analyze/surplus.py; docs/rules.md, "Whole kernels"). Written only when
+#: ncu reports every one of them.
+TRAFFIC_METRICS: dict[str, str] = {
+    "global_load_instructions": "smsp__sass_inst_executed_op_global_ld.sum",
+    "global_store_instructions": "smsp__sass_inst_executed_op_global_st.sum",
+    "global_load_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "global_store_sectors": "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1_fill_sectors": "l1tex__m_xbar2l1tex_read_sectors.sum",
+    "sm_cycles": "sm__cycles_elapsed.avg",
+    "warps_active_percent": "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm_count": "launch__sm_count",
+}
+
 #: Metrics whose unit may be a time or a frequency ncu scales ('msecond', 'Ghz') unless exported with
 #: --print-units base: read as nanoseconds and hertz.
 _TIME_UNITS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6, "msecond": 1e6,
@@ -69,6 +83,7 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
     names += list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
+    names += [m for m in TRAFFIC_METRICS.values() if m not in names]
     return names + [m for m in extra if m not in names]
 
 
@@ -103,6 +118,13 @@ class NcuLaunch:
             if all(value is not None for value in values.values()):
                 out[kind] = {name: int(round(value)) for name, value in values.items()}
         return out
+
+    def traffic(self) -> dict[str, float] | None:
+        """The trace's traffic block (``TRAFFIC_METRICS``), or None when ncu did not report all of it."""
+        values = {name: self.metrics.get(metric) for name, metric in TRAFFIC_METRICS.items()}
+        if any(value is None for value in values.values()):
+            return None
+        return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
     def time(self, clock_control: str | None) -> tuple[dict[str, Any] | None, str | None]:
         """The trace's time block for this launch, or (None, which metrics ncu did not report)."""

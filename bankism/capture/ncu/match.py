@@ -110,6 +110,9 @@ def fill_counters(
         launch["counters"] = counters
         launch["counters_scope"] = "launch"
         set_time(launch, found, clock_control)
+        traffic = found.traffic()
+        if traffic is not None:
+            launch["traffic"] = traffic
     if len(missing) == len(doc["launches"]):
         raise BankismError(
             f"{source}: no profiled launch matches a launch of the trace (by index, name and shape)"
@@ -138,6 +141,7 @@ def counters_only_launch(profiled: NcuLaunch, clock_control: str | None = None) 
         "counters": profiled.counters(),
         "counters_scope": "launch",
         **_time_fields(profiled, clock_control),
+        **({"traffic": profiled.traffic()} if profiled.traffic() is not None else {}),
     }
 
 

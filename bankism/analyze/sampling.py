@@ -1,0 +1,55 @@
+"""A block-sampled launch whose instruction counts miss ncu's: say that the recorded blocks are not
+representative, and how to record the launch instead (the `--blocks` of `bankism record`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Protocol
+
+from bankism.analyze.model import CLASSES, Counts
+from bankism.trace.views import Launch
+
+
+class SampledLaunch(Protocol):
+    """What the advice reads of one launch's report (``report.LaunchReport`` has it all)."""
+
+    launch: Launch
+    records: int
+    blocks_recorded: int
+    measured: Counts | None
+
+    @property
+    def blocks_total(self) -> int: ...
+    @property
+    def scaled(self) -> bool: ...
+    @property
+    def traced(self) -> bool: ...
+    @property
+    def predicted(self) -> Counts: ...
+    def unmodelled_records(self, op_class: str | None = None) -> int: ...
+
+
+def sampling_advice(report: SampledLaunch) -> str | None:
+    """The advice when the scaled instruction counts of a block-sampled launch miss ncu's; else None."""
+    if not report.scaled or report.measured is None or not report.traced:
+        return None
+    predicted = report.predicted
+    off = [(c, report.measured[c].instructions, predicted[c].instructions) for c in CLASSES
+           if c in report.measured and not report.unmodelled_records(c)
+           and abs(report.measured[c].instructions - predicted[c].instructions) >= 0.5]
+    if not off:
+        return None
+    from bankism.capture.run import DEFAULT_MAX_RECORDS
+
+    needed = math.ceil(report.records / report.blocks_recorded * report.blocks_total * 1.05)
+    record_all = "--blocks all" + (f" --max-records {needed}" if needed > DEFAULT_MAX_RECORDS else "")
+    gx, gy, gz = report.launch.grid
+    corners = ";".join(dict.fromkeys(
+        f"{x},{y},{z}" for x in (0, gx - 1) for y in (0, gy - 1) for z in (0, gz - 1)))
+    counts = "; ".join(f"{c}: {guess:,.0f} predicted, {value:,} measured ({(guess - value) / value:+.1%})"
+                       for c, value, guess in off)
+    return (f"the {report.blocks_recorded} recorded blocks are not representative of the launch's "
+            f"{report.blocks_total}: scaled up, their instruction counts miss ncu's ({counts}), so the "
+            "blocks do unequal work (e.g. edge blocks of a grid that overhangs the data) and no scaled "
+            f"counter can be judged. Record every block (`bankism record {record_all} ...`), or list "
+            f"blocks of each kind (`--blocks '{corners}'`: the grid's corners, edge blocks included)")

@@ -1,0 +1,91 @@
+"""The whole-kernel surplus: shared-memory wavefronts ncu counts beyond the address-level rules.
+
+Measured on the H100 (traces/surplus/, docs/rules.md "Whole kernels: the surplus"): a shared-memory
+instruction that meets an L1 data-bank write of other traffic costs extra wavefronts, which ncu counts as
+bank conflicts. Stores and atomics meet L1 fills (global loads that miss L1), loads and atomics meet
+global stores; loads that hit L1 cause none, and nothing was measured at one warp per scheduler or less.
+``estimate`` turns a launch's traffic counters (trace field ``traffic``) and its predicted per-site counts
+into the expected surplus of each ncu class, with the band the held-out measurements support. Limits: the
+estimate assumes the shared accesses and the other traffic are spread evenly over the launch; kernels whose
+phases line them up (a transpose's stores right after its loads) or keep them apart (stores before any
+load) miss by up to the band; a CAS retry loop's atomics are not estimated (no cause was measured).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from bankism.arch import get_arch
+
+#: What each class's surplus comes from, as measured (docs/rules.md).
+CAUSES = {
+    "st": "contention with L1 fills of global loads that miss L1",
+    "ld": "contention with global stores",
+    "atom": "contention with L1 fills of global loads that miss L1 and with global stores",
+}
+#: Traffic counters the estimate needs (capture.ncu.TRAFFIC_METRICS).
+NEEDED = ("l1_fill_sectors", "global_store_sectors", "sm_cycles", "warps_active_percent", "sm_count")
+
+
+@dataclass(frozen=True)
+class SiteLoad:
+    """One site's predicted work for the whole launch: executions and wavefronts (scaled)."""
+
+    executions: float
+    wavefronts: float
+
+
+@dataclass(frozen=True)
+class SurplusEstimate:
+    """The expected surplus of one ncu class of one launch, and how far a measurement may sit from it.
+
+    ``expected``: surplus wavefronts (the same number of surplus conflicts); ``band``: allowed deviation
+    as a share of the measured wavefronts; ``quiet``: the launch's traffic leaves (almost) no room for a
+    surplus; ``cause``: what the surplus of this class was measured to come from.
+    """
+
+    op_class: str
+    expected: float
+    band: float
+    quiet: bool
+    cause: str
+
+    def admits(self, measured: float, predicted: float) -> bool:
+        """Whether ``measured`` wavefronts agree with ``predicted`` plus the expected surplus."""
+        return abs(measured - predicted - self.expected) <= self.band * measured + 0.5
+
+    def describe(self, measured: float, predicted: float) -> str:
+        """One line: measured against predicted, the expected surplus, its cause and the band."""
+        surplus = measured - predicted
+        share = f"{surplus / measured:+.2%}" if measured else "none"
+        expected = f"{self.expected / measured:.2%}" if measured else "none"
+        regime = ("quiet L1: no surplus expected" if self.quiet else
+                  f"expected {self.expected:,.0f} ({expected} of measured) from {self.cause}")
+        return (f"surplus {surplus:,.0f} wavefronts ({share} of measured); {regime}; band ±{self.band:.0%} "
+                "of measured (docs/rules.md, whole kernels)")
+
+
+def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, float] | None,
+             blocks_total: int, arch: str) -> SurplusEstimate | None:
+    """The expected surplus of ``op_class`` (ld, st, atom) for a launch, or None when it cannot be
+    estimated: no traffic counters, a class without a measured cause, or an architecture without a rule."""
+    rule = get_arch(arch).surplus
+    if rule is None or traffic is None or op_class not in rule.busy_band:
+        return None
+    if any(traffic.get(name) is None for name in NEEDED):
+        return None
+    loads = [s for s in sites if s.executions > 0]
+    predicted = sum(s.wavefronts for s in loads)
+    exposure = sum(s.executions * math.sqrt(s.wavefronts / s.executions) for s in loads)
+    sm_cycles = traffic["sm_cycles"] * max(1.0, min(traffic["sm_count"], float(blocks_total)))
+    warps_per_sm = traffic["warps_active_percent"] / 100 * rule.max_warps_per_sm
+    expected = 0.0
+    if sm_cycles > 0 and warps_per_sm > rule.min_warps_per_sm:
+        per_cycle = (rule.per_fill_sector[op_class] * traffic["l1_fill_sectors"]
+                     + rule.per_store_sector[op_class] * traffic["global_store_sectors"])
+        expected = exposure / sm_cycles * per_cycle
+    quiet = expected < rule.quiet * predicted
+    return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
+                           CAUSES[op_class])
