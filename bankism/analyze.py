@@ -25,7 +25,7 @@ from bankism.isa import (  # noqa: F401 (ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_
     unmodelled_reason,
 )
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
-from bankism.trace.validate import address_error
+from bankism.trace.validate import address_error, site_slots
 from bankism.trace.views import Launch, Site
 from bankism.version import __version__
 
@@ -616,10 +616,7 @@ class _Batcher:
         self.arch = arch
         self.label = label
         self.ids = sorted(stats)
-        size = max([int(s["id"]) for s in launch["sites"]] + self.ids + [0]) + 1
-        self.slot_of_site = np.full(size, -1, np.int32)
-        for k, site_id in enumerate(self.ids):
-            self.slot_of_site[site_id] = k
+        self.sorted_ids = np.asarray(self.ids, np.int64)
         self.modelled = [k for k, site_id in enumerate(self.ids) if not stats[site_id].unmodelled]
         self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
         self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
@@ -633,7 +630,7 @@ class _Batcher:
         """
         if len(chunk) == 0:
             return
-        slot = self.slot_of_site[np.minimum(chunk.site, self.slot_of_site.size - 1)]
+        slot = site_slots(self.sorted_ids, chunk.site)
         counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
         for k in np.flatnonzero(counted):
             entry = self.stats[self.ids[k]]

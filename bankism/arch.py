@@ -15,6 +15,12 @@ from bankism.errors import BankismError
 LANES = 32
 #: Threads a CUDA block may have.
 MAX_THREADS_PER_BLOCK = 1024
+#: Largest block dimensions (x, y, z) and grid dimensions CUDA allows (compute capability 3.0 to 9.0;
+#: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability").
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+#: Every integer bankism reads from a file or an argument is a 64-bit signed integer.
+INT64_MAX = 2**63 - 1
 #: Lanes that give the row addresses of one 8x8 matrix of ldmatrix/stmatrix (lanes 8k..8k+7 for matrix k).
 LANES_PER_MATRIX = 8
 #: The architecture every front end models unless told otherwise.
@@ -194,6 +200,23 @@ SM90 = Architecture(
 )
 
 ARCHITECTURES: dict[str, Architecture] = {SM90.name: SM90}
+
+
+def launch_shape_problem(grid: object, block: object) -> str | None:
+    """What is wrong with a ``<<<grid, block>>>`` shape (dimensions below 1 or past CUDA's limits,
+    more than MAX_THREADS_PER_BLOCK threads), naming the dimension and the limit; None when valid."""
+    for what, dims, limits in (("grid", grid, MAX_GRID_DIMS), ("block", block, MAX_BLOCK_DIMS)):
+        values = list(dims)  # type: ignore[call-overload]
+        for axis, value, most in zip("xyz", values, limits, strict=True):
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{what} {values}: {what}.{axis} {value!r} is not an integer"
+            if not 1 <= value <= most:
+                return f"{what} {values}: {what}.{axis} {value} is outside 1 to {most:,} (CUDA's limit)"
+    threads = block[0] * block[1] * block[2]  # type: ignore[index]
+    if threads > MAX_THREADS_PER_BLOCK:
+        return (f"block {list(block)}: {threads:,} threads, more than the {MAX_THREADS_PER_BLOCK} "  # type: ignore[call-overload]
+                "a CUDA block may have")
+    return None
 
 
 def get_arch(name: str) -> Architecture:

@@ -6,8 +6,10 @@ import contextlib
 import json
 import os
 import re
+import struct
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -17,6 +19,7 @@ from typing import IO, Any
 import numpy as np
 
 from bankism.errors import BankismError
+from bankism.inputs import check_file, file_name, read_bytes
 from bankism.trace.format import DEFAULT_CHUNK, RECORD_FIELDS, RECORD_LAYOUT, RecordChunk, empty_records
 from bankism.trace.validate import (
     SiteTable,
@@ -29,17 +32,15 @@ from bankism.trace.validate import (
 
 def _parse_json(path: Path, progress: Callable[[str], None] | None = None) -> Any:
     note = progress or (lambda _: None)
+    note("reading")
+    data = read_bytes(path, "trace", str(path))
     try:
-        note("reading")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BankismError(f"{path}: no such file") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise BankismError(
             f"{path}: not a UTF-8 JSON document ({error.reason} at byte {error.start})"
         ) from None
-    except OSError as error:
-        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
+    del data
     try:
         if len(text) >= FAST_RECORDS_BYTES:
             fast = _parse_with_fast_addresses(text, note)
@@ -64,6 +65,17 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 #: Compressed bytes inflated per step: the output (about 15x larger for traces) stays cache-sized.
 _INFLATE_STEP = 1 << 15
+
+
+#: What a damaged, truncated, encrypted or crafted .npz raises while it is opened or read (zipfile,
+#: zlib or ISA-L, numpy's header parser): each becomes a one-line "records file ... is damaged".
+DAMAGED = (ValueError, zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError,
+           struct.error, zlib.error, getattr(_inflate_module, "error", zlib.error), OverflowError, KeyError,
+           SyntaxError)
+
+
+def _why(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 class _MemberReader:
@@ -217,32 +229,50 @@ def _parse_with_fast_addresses(text: str, note: Callable[[str], None]) -> Any:
 
 
 class _NpyStream:
-    """Rows of one ``.npy`` member of an ``.npz`` file, read a chunk at a time."""
+    """Rows of one ``.npy`` member of an ``.npz`` file, read a chunk at a time.
+
+    The header must state exactly the bytes the member holds, so a damaged or crafted header cannot
+    make bankism allocate more than the data; a Fortran-ordered member (another writer's) is read whole.
+    """
 
     def __init__(self, archive: zipfile.ZipFile, path: Path, member: str, label: str) -> None:
         self.label = label
         self.member = member
+        info = archive.getinfo(member)
         self.file = _open_member(archive, path, member)
         version = np.lib.format.read_magic(self.file)
         fmt = np.lib.format
         reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        self.shape, fortran_order, self.dtype = reader(self.file)
+        self.shape, fortran_order, self.dtype = reader(self.file, max_header_size=1 << 16)
+        if self.dtype.hasobject or self.dtype.itemsize == 0:
+            raise ValueError(f"{member} does not hold plain numbers")
+        header = info.file_size - self.file.size_left if isinstance(self.file, _MemberReader) \
+            else self.file.tell()
+        data = int(np.prod(self.shape, dtype=object)) * self.dtype.itemsize
+        held = info.file_size - header
+        if held < data:
+            raise ValueError(f"{member} ends early (truncated .npz?): its header declares shape "
+                             f"{self.shape} ({data:,} bytes), it holds {held:,}")
+        if held > data:
+            raise ValueError(f"{member} holds {held:,} bytes, more than its header declares ({data:,})")
         self.whole: np.ndarray | None = None
-        if fortran_order or self.dtype.hasobject or not self.shape:
-            self.file.close()
-            with archive.open(member) as whole:
-                self.whole = np.lib.format.read_array(whole, allow_pickle=False)
+        if fortran_order:
+            self.whole = np.empty(self.shape, self.dtype, order="F")
+            self._fill(self.whole.reshape(-1, order="A"))
         self.row_items = int(np.prod(self.shape[1:], dtype=np.int64))
         self.position = 0
+
+    def _fill(self, out: np.ndarray) -> None:
+        view = memoryview(out.view(np.uint8))
+        if self.file.readinto(view) != len(view):
+            raise BankismError(f"{self.label}: {self.member} ends early (truncated .npz?)")
 
     def read(self, rows: int) -> np.ndarray:
         if self.whole is not None:
             out = self.whole[self.position : self.position + rows]
         else:
             out = np.empty((rows, *self.shape[1:]), self.dtype)
-            view = memoryview(out.reshape(-1).view(np.uint8))
-            if self.file.readinto(view) != len(view):
-                raise BankismError(f"{self.label}: {self.member} ends early (truncated .npz?)")
+            self._fill(out.reshape(-1))
         self.position += rows
         return out
 
@@ -255,12 +285,13 @@ def _npz_path(trace_path: Path, launch: dict[str, Any]) -> Path:
 
 
 def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, dict[str, _NpyStream]]:
+    if not npz.exists() and not npz.is_symlink():
+        raise BankismError(f"{label}: records file {npz} does not exist")
+    check_file(npz, "records", f"{label}: records file {npz}")
     try:
         archive = zipfile.ZipFile(npz)
-    except FileNotFoundError:
-        raise BankismError(f"{label}: records file {npz} does not exist") from None
-    except (zipfile.BadZipFile, OSError) as error:
-        raise BankismError(f"{label}: records file {npz} is not a readable .npz ({error})") from None
+    except DAMAGED as error:
+        raise BankismError(f"{label}: records file {npz} is not a readable .npz ({_why(error)})") from None
     streams: dict[str, _NpyStream] = {}
     try:
         names = set(archive.namelist())
@@ -269,9 +300,9 @@ def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, di
             if member not in names:
                 raise BankismError(f"{label}: records file {npz} has no array '{index}/{field}'")
             streams[field] = _NpyStream(archive, npz, member, f"{label}: {npz}")
-    except (ValueError, zipfile.BadZipFile, OSError, EOFError) as error:
+    except DAMAGED as error:
         archive.close()
-        raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+        raise BankismError(f"{label}: records file {npz} is damaged ({_why(error)})") from None
     except BankismError:
         archive.close()
         raise
@@ -308,9 +339,10 @@ class Trace:
         """Number of records of a launch, without reading them."""
         if "records" in launch:
             return int(launch["records"]["warp"].shape[0])
-        archive, streams = _npz_members(_npz_path(self.path, launch), launch["index"], self.label(launch))
+        npz = _npz_path(self.path, launch)
+        archive, streams = _npz_members(npz, launch["index"], self.label(launch))
         try:
-            return int(streams["warp"].shape[0])
+            return _npz_record_total(streams, npz, self.label(launch))
         finally:
             for stream in streams.values():
                 stream.close()
@@ -344,8 +376,8 @@ class Trace:
         def read(start: int, rows: int) -> RecordChunk:
             try:
                 raw = {field: streams[field].read(rows) for field in RECORD_FIELDS}
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
-                raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+            except DAMAGED as error:
+                raise BankismError(f"{label}: records file {npz} is damaged ({_why(error)})") from None
             arrays = checked_arrays(raw, label, start)
             check_records(launch, self.arch, arrays, label, start, sites, check_addresses)
             return RecordChunk(start, *(arrays[f] for f in RECORD_FIELDS))
@@ -390,7 +422,7 @@ def open_trace(path: str | os.PathLike[str], progress: Callable[[str], None] | N
 
     ``progress`` (optional) is told each step of the reading, for a front end to show.
     """
-    trace_path = Path(path)
+    trace_path = Path(file_name(path, "trace"))
     doc = _parse_json(trace_path, progress)
     source = str(trace_path)
     if progress:
