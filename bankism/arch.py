@@ -210,12 +210,13 @@ def launch_shape_problem(grid: object, block: object) -> str | None:
         for axis, value, most in zip("xyz", values, limits, strict=True):
             if not isinstance(value, int) or isinstance(value, bool):
                 return f"{what} {values}: {what}.{axis} {value!r} is not an integer"
-            if not 1 <= value <= most:
-                return f"{what} {values}: {what}.{axis} {value} is outside 1 to {most:,} (CUDA's limit)"
+            if value < 1:
+                return f"{what} {tuple(values)} has a dimension below 1"
+            if value > most:
+                return f"{what} {tuple(values)}: {what}.{axis} {value:,} is past CUDA's limit of {most:,}"
     threads = block[0] * block[1] * block[2]  # type: ignore[index]
     if threads > MAX_THREADS_PER_BLOCK:
-        return (f"block {list(block)}: {threads:,} threads, more than the {MAX_THREADS_PER_BLOCK} "  # type: ignore[call-overload]
-                "a CUDA block may have")
+        return f"block {tuple(block)} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"  # type: ignore[call-overload]
     return None
 
 

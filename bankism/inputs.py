@@ -42,10 +42,11 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("source", 16 << 20, "bytes", "a CUDA source file, header or stdin given to explain"),
     Limit("csv", 256 << 20, "bytes", "an ncu CSV export"),
     Limit("json", 256 << 20, "bytes", "an explain --json result given to advise"),
-    Limit("expansion", 4 << 20, "tokens", "tokens the C preprocessor handles while expanding macros"),
-    Limit("nesting", 200, "levels", "nesting of the parsed CUDA source (blocks, parentheses, operators)"),
+    Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),
+    Limit("nesting", 200, "levels", "nesting of the parsed source: blocks, parentheses, operators"),
     Limit("includes", 64, "levels", "#include files open inside one another"),
-    Limit("steps", 1 << 22, "statements", "statements explain interprets per warp, over all blocks"),
+    Limit("steps", 1 << 16, "statements", "statements explain interprets, over all blocks"),
+    Limit("accesses", 1 << 19, "warp-instructions", "shared-memory warp-instructions explain records"),
     Limit("threads", 1 << 18, "threads", "threads explain simulates (blocks x threads per block)"),
     Limit("instructions", 1 << 24, "warp-instructions", "warp-instructions one check() evaluates"),
 )}
@@ -118,9 +119,9 @@ def over_limit(name: str, amount: int | None, where: str) -> BankismError:
     """The one-line error for work or input over limit ``name`` (``amount`` None: "more than")."""
     item = LIMITS[name]
     value = limit(name)
-    got = f"more than {amount_text(value, item.unit)}" if amount is None else amount_text(amount, item.unit)
+    got = "" if amount is None else f"{amount_text(amount, item.unit)}, "
     return BankismError(
-        f"{where}: {got}, over the {name} limit of {amount_text(value, item.unit)} ({item.what}); "
+        f"{where}: {got}over the {name} limit of {amount_text(value, item.unit)} ({item.what}); "
         f"raise it with `bankism --limit {name}=N` or {ENVIRONMENT}={name}=N"
     )
 

@@ -7,11 +7,12 @@ stdout (``bankism analyze T.json | head -1``) ends the program quietly with exit
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer import _click as click
@@ -131,10 +132,10 @@ def _print_version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version, metavar="",
                                  help="Print bankism's version and exit."),
-    limit: list[str] = typer.Option(
-        None, "--limit", metavar="NAME=VALUE",
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", metavar="NAME=VALUE",
         help="Raise a size cap or work budget, e.g. --limit source=64M (docs/cli.md lists them); "
-             "repeatable. BANKISM_LIMITS does the same."),
+             "repeatable. BANKISM_LIMITS does the same.")] = None,
 ) -> None:
     """Shared-memory wavefronts and bank conflicts of CUDA warps, exactly and without a GPU."""
     from bankism import inputs
@@ -194,10 +195,8 @@ def _lenient_streams() -> None:
     for stream in (sys.stdout, sys.stderr):
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
-            try:
+            with contextlib.suppress(ValueError, OSError):
                 reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):
-                pass
 
 
 def main(args: list[str] | None = None) -> None:

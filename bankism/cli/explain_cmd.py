@@ -169,13 +169,14 @@ def _snapshot(snapshot: str | None, when: list[str] | None):  # noqa: ANN202
 
 
 def _read(path: str) -> str:
+    """The CUDA source (``-``: stdin), a regular file within the ``source`` cap (bankism.inputs)."""
+    from bankism import inputs
+
     if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError as error:
-        raise BankismError(f"{path}: {error.strerror}") from None
+        stream = getattr(sys.stdin, "buffer", sys.stdin)  # a text stream in tests: read the same way
+        data = inputs.read_stream(stream, "source", "stdin")
+        return data if isinstance(data, str) else inputs.decode_text(data, "stdin", errors="replace")
+    return inputs.read_text(path, "source", errors="replace")
 
 
 def register(app: typer.Typer) -> None:
@@ -247,6 +248,9 @@ def register(app: typer.Typer) -> None:
                 report = explain(source, path, options)
         except (BankismError, KeyboardInterrupt):
             raise
+        except RecursionError:
+            raise BankismError(f"{path}: nested too deeply for bankism explain (Python's recursion limit); "
+                               "simplify the nesting") from None
         except Exception as error:  # a bug in bankism: still one line, never a traceback
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None

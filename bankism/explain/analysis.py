@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bankism.arch import get_arch
+from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain import ctype as C
 from bankism.explain import syntax as S
@@ -19,9 +19,9 @@ from bankism.explain.parse import Launch, Program, parse, parse_number
 from bankism.explain.preprocess import preprocess
 from bankism.explain.recording import Recorder
 from bankism.explain.values import Scalar
+from bankism.inputs import Budget, limit, over_limit
 
 Dim3 = tuple[int, int, int]
-MAX_THREADS_PER_BLOCK = 1024
 
 
 def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Analysis:
@@ -47,22 +47,26 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     if chosen is not None and not shape_given:
         origin = f"launch {chosen.launch['index']} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
-    blocks = _blocks(options, grid)
+    blocks = _blocks(options, grid, block, filename)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)
     param_values = _param_values(kernel, launch, scope, options.defines, filename)
-    recorder = Recorder()
+    recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"))
     captured: list[Snapshot] = []
-    machines = []
+    steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
+    notes: list[str] = []
+    first = None
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
                           lambda m: captured.append(_capture(m, options.arch)))
+        machine.steps = steps
         machine.run()
-        machines.append(machine)
+        first = first or machine  # the other blocks' machines are dropped: memory stays flat
+        notes += machine.notes
         if request is not None and not machine.snapshot_taken:
             raise BankismError(_snapshot_missed(filename, options.snapshot))
-    first = machines[0]
+    assert first is not None
     op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
     sites = sorted(recorder.sites.values(), key=lambda s: (
         (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order.get(s.op, 1),
@@ -77,7 +81,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
-    analysis.assumptions += list(dict.fromkeys(note for machine in machines for note in machine.notes))
+    analysis.assumptions += list(dict.fromkeys(notes))
     return analysis
 
 
@@ -212,14 +216,9 @@ def _launch_shape(
             if options.grid is None and options.block is None
             else (f"line {launch.line} and options")
         )
-    for what, dims in (("grid", grid), ("block", block)):
-        if any(d < 1 for d in dims):
-            raise BankismError(f"{filename}: {what} {dims} has a dimension below 1")
-    threads = block[0] * block[1] * block[2]
-    if threads > MAX_THREADS_PER_BLOCK:
-        raise BankismError(
-            f"{filename}: block {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"
-        )
+    problem = launch_shape_problem(grid, block)
+    if problem:
+        raise BankismError(f"{filename}: {problem}")
     return grid, block, origin
 
 
@@ -240,7 +239,13 @@ def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostS
     return value
 
 
-def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
+def _blocks(options: ExplainOptions, grid: Dim3, block: Dim3, filename: str) -> list[Dim3]:
+    """The blocks to simulate, within the ``threads`` budget (blocks x threads per block)."""
+    per_block = block[0] * block[1] * block[2]
+    count = grid[0] * grid[1] * grid[2] if options.all_blocks else len(set(options.block_indices or [0]))
+    if count * per_block > limit("threads"):
+        raise over_limit("threads", count * per_block,
+                         f"{filename}: {count:,} block(s) of {per_block:,} threads")
     if options.all_blocks:
         return [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
     blocks = options.block_indices or [(0, 0, 0)]

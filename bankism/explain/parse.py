@@ -17,6 +17,7 @@ from bankism.explain.declarations import RECORDS, Declarations
 from bankism.explain.preprocess import Preprocessed
 from bankism.explain.ptx import convert_asm
 from bankism.explain.treesitter import child_of_type, last_name, named_children, node_text, parser, snippet
+from bankism.inputs import limit, over_limit
 
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
@@ -83,6 +84,7 @@ def parse(pre: Preprocessed) -> Program:
     type aliases, file-scope declarations and launches. Nothing here refuses: a definition
     bankism cannot read is kept with its error, raised only if the kernel uses it."""
     tree = parser().parse(pre.text.encode())
+    _check_nesting(tree.root_node, pre)
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
     launches: list[Launch] = []
@@ -113,6 +115,26 @@ def parse(pre: Preprocessed) -> Program:
             if launch is not None:
                 launches.append(launch)
     return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases)
+
+
+def _check_nesting(root: Node, pre: Preprocessed) -> None:
+    """Refuse source nested deeper than the ``nesting`` limit (bankism.inputs) before anything
+    recursive walks it: the deepest published kernel we read nests 25 levels; a 100,000-term
+    expression or 2,000 nested blocks would exhaust Python's recursion instead of a clear line."""
+    most = limit("nesting")
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > most:
+                file, line = pre.origin(cursor.node.start_point.row)
+                raise over_limit("nesting", None, f"{file}:{line}: the source nests")
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            depth -= 1
 
 
 def _is_member(node: Node) -> bool:
