@@ -16,7 +16,7 @@ import statistics
 import time
 from pathlib import Path
 
-import bankism.explain.repeat as repeat
+import bankism.explain.simt.repeat as repeat
 from bankism.explain import ExplainOptions, explain
 
 KERNEL = Path(__file__).resolve().parents[1] / "traces" / "kernels" / "sgemm_regtile.cu"

@@ -182,7 +182,7 @@ def test_record_profiles_exactly_the_traced_launches(
     asked: list[ncu.Selection] = []
 
     def trace_program(command, output, options, source, note, keep_raw, timeout, seen_out):
-        assert options == TraceOptions("smoke", (1,), "all", 1_000_000)
+        assert options == TraceOptions("smoke", (1,), "auto", 1_000_000)
         seen_out.extend(seen)
         traceio.save(recorded, output)
         return traceio.load(output)

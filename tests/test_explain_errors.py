@@ -95,7 +95,7 @@ def test_cli_error_is_one_line_with_exit_code_2():
 
 
 def test_an_endless_loop_is_an_error_not_a_hang(monkeypatch):
-    import bankism.explain.statements as statements
+    import bankism.explain.simt.statements as statements
 
     monkeypatch.setattr(statements, "MAX_LOOP_ITERATIONS", 100)
     source = ("__global__ void k(float *o) { __shared__ float s[32]; int i = 0;\n"

@@ -4,8 +4,8 @@ file scope too), and evaluating the launch configuration from host code."""
 from __future__ import annotations
 
 from bankism.explain import ExplainOptions, explain
-from bankism.explain.parse import parse, parse_number
-from bankism.explain.preprocess import preprocess
+from bankism.explain.frontend.parse import parse, parse_number
+from bankism.explain.frontend.preprocess import preprocess
 
 
 def test_line_map_survives_includes_comments_and_multi_line_macros():

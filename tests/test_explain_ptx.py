@@ -137,7 +137,7 @@ def test_cp_async_pipeline_copies_are_ldgsts_sites_per_call_site():
 
 
 def test_cp_async_is_reported_unmodelled_where_the_architecture_has_no_ldgsts_model(monkeypatch):
-    from bankism.explain import unmodelled
+    from bankism.explain.cuda import unmodelled
 
     monkeypatch.setattr(unmodelled, "OPS", tuple(op for op in unmodelled.OPS if op != "ldgsts"))
     report = run("cp_async_pipeline.cu")

@@ -338,7 +338,7 @@ def test_template_arguments_taken_from_the_first_launch_are_stated():
 
 
 def _without_shortcut(monkeypatch, path, **options) -> dict:
-    import bankism.explain.repeat as repeat
+    import bankism.explain.simt.repeat as repeat
 
     with monkeypatch.context() as patch:
         patch.setattr(repeat, "MIN_TRIPS", 10**9)

@@ -10,7 +10,7 @@ import pytest
 
 import bankism
 from bankism.explain import ExplainOptions, explain, render
-from bankism.explain.against_trace import kernel_base_name, template_arguments
+from bankism.explain.output.against_trace import kernel_base_name, template_arguments
 from bankism.traceio import save
 from tests.test_explain_support import BASE, quiz_path
 

@@ -12,13 +12,13 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from bankism.arch import MATRIX_OPS
+from bankism.arch import LANES, MATRIX_OPS
 from bankism.capture import async_events
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
@@ -31,10 +31,14 @@ from bankism.capture.raw import (
     RawCapture,
     read_capture,
 )
-from bankism.capture.run import TraceOptions, parse_blocks, run_traced, validate_options
+from bankism.capture.run import TraceOptions, run_traced, validate_options
+from bankism.capture.sampling import RecordsOverflow, blocks_recorded, spread_note, spread_stride
 from bankism.capture.toolkit import environment, find_toolkit
 from bankism.errors import BankismError
 from bankism.isa import ldgsts_width_of_sass, matrix_shape_of_sass, op_of_sass
+
+# `--blocks auto`: runs of the program, the first recording every block, before giving up on a spread
+MAX_SPREAD_RUNS = 4
 
 
 def classify_site(opcode: str | None, kind: int, flags: int, width: int, matrices: int) -> dict[str, Any]:
@@ -109,26 +113,6 @@ def build_sites(
     return sites, site_of_record.astype(np.int32)
 
 
-def blocks_recorded(spec: str, grid: Sequence[int]) -> str | list[list[int]]:
-    """The blocks a --blocks spec keeps in this grid: "all" or the explicit list."""
-    mode, count, listed = parse_blocks(spec)
-    total = grid[0] * grid[1] * grid[2]
-    if mode == "all" or (mode == "first" and count is not None and count >= total):
-        return "all"
-    if mode == "first":
-        linear = np.arange(count)
-        return np.stack(
-            [linear % grid[0], (linear // grid[0]) % grid[1], linear // (grid[0] * grid[1])], 1
-        ).tolist()
-    inside = [b for b in listed if all(b[i] < grid[i] for i in range(3))]
-    unique = [list(b) for b in dict.fromkeys(tuple(b) for b in inside)]
-    if len(unique) == total:
-        return "all"
-    if not unique:
-        raise BankismError(f"--blocks {spec!r}: none of these blocks exists in the grid {list(grid)}")
-    return unique
-
-
 def record_arrays(
     records: np.ndarray, site_of_record: np.ndarray, grid: Sequence[int]
 ) -> dict[str, np.ndarray]:
@@ -138,7 +122,7 @@ def record_arrays(
     order = np.lexsort((records["warp"], linear))
     active = records["active"][order].astype(np.uint32)
     addresses = records["addresses"][order].astype(np.int64)
-    lanes = ((active[:, None].astype(np.int64) >> np.arange(32)) & 1).astype(bool)
+    lanes = ((active[:, None].astype(np.int64) >> np.arange(LANES)) & 1).astype(bool)
     addresses[~lanes] = 0
     return {
         "block": records["block"][order].astype(np.int32),
@@ -233,8 +217,14 @@ def _launch_names(capture: RawCapture) -> str:
     return shown or "none"
 
 
-def traced_launches(capture: RawCapture, options: TraceOptions) -> list[dict[str, Any]]:
-    """The manifest's traced launches, after checking that nothing failed or was cut short."""
+def traced_launches(
+    capture: RawCapture, options: TraceOptions, spread: int | None = None
+) -> list[dict[str, Any]]:
+    """The manifest's traced launches, after checking that nothing failed or was cut short.
+
+    ``spread``: the stride of a `--blocks auto` capture (1: every block); records over --max-records then
+    raise RecordsOverflow with the stride to trace again with, instead of an error.
+    """
     if capture.errors:
         raise BankismError(f"the tracer reported: {capture.errors[0]}")
     for warning in capture.warnings:
@@ -243,15 +233,26 @@ def traced_launches(capture: RawCapture, options: TraceOptions) -> list[dict[str
     if not traced:
         wanted = f"matched --kernel {options.kernel!r}" if options.kernel else "was launched"
         raise BankismError(f"no kernel launch {wanted}; launches seen: {_launch_names(capture)}")
+    stride, notes = 1, []
     for launch in traced:
         label = f"launch {launch['index']} ({launch.get('kernel')})"
         if not launch.get("ok"):
             raise BankismError(f"{label}: the tracer could not copy its records back (did the kernel fail?)")
-        if int(launch["seen"]) > int(launch["records"]):
+        seen = int(launch["seen"])
+        if seen <= int(launch["records"]):
+            continue
+        if spread is None:
             raise BankismError(
-                f"{label}: {launch['seen']} shared-memory warp-instructions exceed --max-records "
-                f"{options.max_records}; record fewer blocks (--blocks first:K) or raise --max-records"
+                f"{label}: {seen} shared-memory warp-instructions exceed --max-records "
+                f"{options.max_records}; record fewer blocks (--blocks auto, every:S or first:K) or raise "
+                f"--max-records"
             )
+        grid = [int(v) for v in launch["grid"]]
+        needed = spread_stride(seen, options.max_records, grid, spread)
+        if needed > stride:
+            stride, notes = needed, [spread_note(label, seen, options.max_records, needed, grid)]
+    if notes:
+        raise RecordsOverflow(notes[0], stride)
     return traced
 
 
@@ -259,7 +260,7 @@ def describe(
     command: Sequence[str], options: TraceOptions, launches: list[dict[str, Any]], note: str | None
 ) -> str:
     """The trace's description: what ran, what was kept, and how counters relate to addresses."""
-    kept = "all blocks" if options.blocks == "all" else f"blocks {options.blocks}"
+    kept = "all blocks" if options.blocks in ("all", "auto") else f"blocks {options.blocks}"
     parts = [note] if note else []
     parts.append(
         f"Recorded with `bankism trace` ({TRACER_NAME}) from `{shlex.join(command)}`: "
@@ -279,9 +280,11 @@ def convert_capture(
     source: str | None = None,
     note: str | None = None,
     sass: dict[str, dict[int, SassInstruction]] | None = None,
+    spread: int | None = None,
 ) -> dict[str, Any]:
-    """The whole trace document of a tracer run (``sass``: a ready SASS map instead of running nvdisasm)."""
-    chosen = traced_launches(capture, options)
+    """The whole trace document of a tracer run (``sass``: a ready SASS map instead of running nvdisasm;
+    ``spread``: see `traced_launches`)."""
+    chosen = traced_launches(capture, options, 1 if spread is None and options.blocks == "auto" else spread)
     if sass is None:
         sass = {}
         for module_id in sorted({int(launch["module"]) for launch in chosen}):
@@ -367,17 +370,27 @@ def trace_program(
     toolkit = find_toolkit()
     env = environment(toolkit.nvcc)
     build = build_tracer(toolkit)
-    with tempfile.TemporaryDirectory(prefix="bankism-trace-") as scratch:
-        raw_dir = Path(scratch)
-        _write_context(raw_dir, command, options, env, source, note)
-        try:
-            run_traced(command, build, options, raw_dir, timeout)
-        finally:
-            if keep_raw is not None:
-                shutil.copytree(raw_dir, keep_raw, dirs_exist_ok=True)
-        capture = read_capture(raw_dir)
-        doc = convert_capture(capture, command, options, env, toolkit.nvdisasm, source, note)
-        if seen is not None:
-            seen.extend(capture.launches)
-    traceio.save(doc, output)
-    return doc
+    spread = 1 if options.blocks == "auto" else None
+    for _attempt in range(MAX_SPREAD_RUNS):
+        with tempfile.TemporaryDirectory(prefix="bankism-trace-") as scratch:
+            raw_dir = Path(scratch)
+            _write_context(raw_dir, command, options, env, source, note)
+            try:
+                run_traced(command, build, options, raw_dir, timeout)
+            finally:
+                if keep_raw is not None:
+                    shutil.copytree(raw_dir, keep_raw, dirs_exist_ok=True)
+            capture = read_capture(raw_dir)
+            try:
+                doc = convert_capture(capture, command, options, env, toolkit.nvdisasm, source, note,
+                                      spread=spread)
+            except RecordsOverflow as overflow:  # --blocks auto: run again, recording a spread of blocks
+                print(f"{overflow}; running the program again", file=sys.stderr)
+                spread, options = overflow.stride, replace(options, blocks=f"every:{overflow.stride}")
+                continue
+            if seen is not None:
+                seen.extend(capture.launches)
+        traceio.save(doc, output)
+        return doc
+    raise BankismError(f"the records still exceed --max-records {options.max_records} when recording "
+                       f"{options.blocks}; raise --max-records or choose blocks with --blocks")

@@ -23,28 +23,38 @@ class TraceOptions:
 
     kernel: str | None = None
     launches: tuple[int, ...] = ()
-    blocks: str = "all"
+    blocks: str = "auto"
     max_records: int = DEFAULT_MAX_RECORDS
 
 
+def _positive(text: str, spec: str, form: str) -> int:
+    """A positive decimal integer of ASCII digits (``"²".isdigit()`` is true, ``int("²")`` fails)."""
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise BankismError(f"--blocks {spec!r}: {form} needs a positive integer")
+    return int(text)
+
+
 def parse_blocks(text: str) -> tuple[str, int | None, list[list[int]]]:
-    """``all`` | ``first:K`` | ``x,y[,z];...`` as (mode, K, blocks); a bad spec is a BankismError."""
+    """``auto`` | ``all`` | ``first:K`` | ``every:S`` | ``x,y[,z];...`` as (mode, K or S, blocks).
+
+    ``auto`` (the default) records every block when the records fit in --max-records, else every S-th
+    block of the grid (``every:S``, S chosen by `trace_program`); a bad spec is a BankismError.
+    """
     spec = text.strip()
-    if spec == "all":
-        return "all", None, []
-    if spec.startswith("first:"):
-        count = spec.removeprefix("first:")
-        if not count.isdigit() or int(count) < 1:
-            raise BankismError(f"--blocks {text!r}: first:K needs a positive integer K")
-        return "first", int(count), []
+    if spec in ("all", "auto"):
+        return spec, None, []
+    for mode in ("first", "every"):
+        if spec.startswith(mode + ":"):
+            letter = "K" if mode == "first" else "S"
+            return mode, _positive(spec.removeprefix(mode + ":"), text, f"{mode}:{letter}"), []
     blocks = []
     for item in filter(None, (part.strip() for part in spec.split(";"))):
         coords = [c.strip() for c in item.split(",")]
-        if not 1 <= len(coords) <= 3 or not all(c.isdigit() for c in coords):
+        if not 1 <= len(coords) <= 3 or not all(c.isascii() and c.isdigit() for c in coords):
             raise BankismError(f"--blocks {text!r}: {item!r} is not a block index x[,y[,z]]")
         blocks.append([int(c) for c in coords] + [0] * (3 - len(coords)))
     if not blocks:
-        raise BankismError(f"--blocks {text!r}: expected all, first:K or a list x,y,z;x,y,z")
+        raise BankismError(f"--blocks {text!r}: expected auto, all, first:K, every:S or a list x,y,z;x,y,z")
     if len(blocks) > MAX_SELECTED_BLOCKS:
         raise BankismError(f"--blocks: at most {MAX_SELECTED_BLOCKS} blocks can be listed; got {len(blocks)}")
     return "list", None, blocks
@@ -70,9 +80,9 @@ def tracer_environment(build: TracerBuild, options: TraceOptions, raw_dir: Path)
     """The environment variables that load and configure the tracer (see tracer.cpp)."""
     validate_options(options)
     mode, count, blocks = parse_blocks(options.blocks)
-    block_spec = {"all": "all", "first": f"first:{count}"}.get(mode) or ";".join(
-        ",".join(map(str, b)) for b in blocks
-    )
+    block_spec = {"all": "all", "auto": "all", "first": f"first:{count}", "every": f"every:{count}"}.get(
+        mode
+    ) or ";".join(",".join(map(str, b)) for b in blocks)
     return {
         "CUDA_INJECTION64_PATH": str(build.library),
         "BANKISM_TRACE_DIR": str(raw_dir),

@@ -93,7 +93,7 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
     from rich.console import Console
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    from bankism.explain.statements import MAX_LOOP_ITERATIONS
+    from bankism.explain.simt.statements import MAX_LOOP_ITERATIONS
 
     done = threading.Event()
 
@@ -143,7 +143,7 @@ def _place(text: str, option: str) -> tuple[str | None, int]:
 
 
 def _at(entry: dict, place: tuple[str | None, int], main: str) -> bool:
-    from bankism.explain.statements import file_matches
+    from bankism.explain.simt.statements import file_matches
 
     file, line = place
     return entry["line"] == line and (file is None or file_matches(entry.get("file") or main, file))

@@ -8,10 +8,10 @@ returns the report as plain data (the JSON schema of docs/explain.md).
 from __future__ import annotations
 
 from bankism.explain.analysis import analyze, interpret_kernel
-from bankism.explain.bindings import SnapshotRequest
 from bankism.explain.model import Analysis, ExplainOptions
-from bankism.explain.render import render
-from bankism.explain.report import SCHEMA, build_report
+from bankism.explain.output.render import render
+from bankism.explain.output.report import SCHEMA, build_report
+from bankism.explain.simt.bindings import SnapshotRequest
 
 
 def explain(source: str, filename: str = "kernel.cu", options: ExplainOptions | None = None) -> dict:

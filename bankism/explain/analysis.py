@@ -8,17 +8,17 @@ import re
 
 from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
-from bankism.explain import ctype as C
-from bankism.explain import syntax as S
-from bankism.explain.bindings import BlockContext, SnapshotRequest, TypeAlias
-from bankism.explain.host import HostScope, HostUnknown, host_number, launch_dim
-from bankism.explain.interpreter import Machine
-from bankism.explain.memory import describe_source, value_text
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
+from bankism.explain.frontend.parse import Launch, Program, parse, parse_number
+from bankism.explain.frontend.preprocess import preprocess
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
-from bankism.explain.parse import Launch, Program, parse, parse_number
-from bankism.explain.preprocess import preprocess
-from bankism.explain.recording import Recorder
-from bankism.explain.values import Scalar
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
+from bankism.explain.simt.interpreter import Machine
+from bankism.explain.simt.memory import describe_source, value_text
+from bankism.explain.simt.recording import Recorder
+from bankism.explain.simt.values import Scalar
 from bankism.inputs import Budget, limit, over_limit
 
 Dim3 = tuple[int, int, int]
@@ -33,7 +33,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
         # Lazy: the trace comparison pulls in bankism.analyze; plain explain never needs it.
-        from bankism.explain.against_trace import kernel_base_name, open_launch, options_for
+        from bankism.explain.output.against_trace import kernel_base_name, open_launch, options_for
 
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)

@@ -8,9 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bankism.arch import DEFAULT_ARCH
-from bankism.explain.bindings import SnapshotRequest
-from bankism.explain.memory import GlobalMatrix, SharedVariable
-from bankism.explain.recording import SourceSite
+from bankism.explain.simt.bindings import SnapshotRequest
+from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
+from bankism.explain.simt.recording import SourceSite
 
 Dim3 = tuple[int, int, int]
 

@@ -16,7 +16,7 @@
 //   BANKISM_TRACE_PATCHES      the patch fatbin built from tracer_patches.cu (required)
 //   BANKISM_TRACE_KERNEL       ECMAScript regex searched in the demangled, the mangled and the bare kernel name
 //   BANKISM_TRACE_LAUNCHES     comma-separated indices among the launches that match the regex (default all)
-//   BANKISM_TRACE_BLOCKS       all | first:K | x,y,z;x,y,z;...  (blocks whose accesses are recorded)
+//   BANKISM_TRACE_BLOCKS       all | first:K | every:S | x,y,z;...  (blocks whose accesses are recorded)
 //   BANKISM_TRACE_MAX_RECORDS  warp-instructions kept per launch (default 1000000)
 //   BANKISM_TRACE_INIT_AT_LOAD=1  start when loaded (with LD_PRELOAD) rather than from InitializeInjection
 //   BANKISM_TRACE_PATCH_ALL=1  patch every module, not only those holding a kernel the regex matches
@@ -227,6 +227,11 @@ bool parse_blocks(const std::string& text, Options& options)
         options.block_mode = BLOCKS_FIRST;
         options.block_limit = (uint32_t)strtoul(text.c_str() + 6, nullptr, 10);
         return true;
+    }
+    if (text.rfind("every:", 0) == 0) {  // blocks whose linear index is a multiple of the stride
+        options.block_mode = BLOCKS_EVERY;
+        options.block_limit = (uint32_t)strtoul(text.c_str() + 6, nullptr, 10);
+        return options.block_limit > 0;
     }
     options.block_mode = BLOCKS_LIST;
     for (const std::string& item : split(text, ';')) {

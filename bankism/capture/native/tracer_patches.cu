@@ -25,9 +25,10 @@ __device__ __forceinline__ uint32_t dynamic_shared_size()
 __device__ __forceinline__ bool block_selected(const TraceControl* control)
 {
     if (control->block_mode == BLOCKS_ALL) return true;
-    if (control->block_mode == BLOCKS_FIRST) {
+    if (control->block_mode == BLOCKS_FIRST || control->block_mode == BLOCKS_EVERY) {
         const unsigned long long linear = blockIdx.x + (unsigned long long)gridDim.x * (blockIdx.y +
                                           (unsigned long long)gridDim.y * blockIdx.z);
+        if (control->block_mode == BLOCKS_EVERY) return linear % control->block_limit == 0;
         return linear < control->block_limit;
     }
     for (uint32_t i = 0; i < control->selected_count; ++i) {

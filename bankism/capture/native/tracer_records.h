@@ -30,7 +30,7 @@ struct RawRecord {
 #define BANKISM_ASYNC_SOURCE_SHIFT 18
 #define BANKISM_ASYNC_SOURCE_MASK 0x3FFFu
 
-enum BlockMode : uint32_t { BLOCKS_ALL = 0, BLOCKS_FIRST = 1, BLOCKS_LIST = 2 };
+enum BlockMode : uint32_t { BLOCKS_ALL = 0, BLOCKS_FIRST = 1, BLOCKS_LIST = 2, BLOCKS_EVERY = 3 };
 
 // Per-launch control block in device memory; the patch functions get it as their userdata.
 struct TraceControl {
@@ -39,7 +39,7 @@ struct TraceControl {
     unsigned long long count;     // warp-instructions seen (may exceed capacity: the rest are dropped)
     uint32_t enabled;
     uint32_t block_mode;
-    uint32_t block_limit;         // BLOCKS_FIRST: keep blocks with linear index < block_limit
+    uint32_t block_limit;         // BLOCKS_FIRST: keep linear index < block_limit; BLOCKS_EVERY: the stride
     uint32_t selected_count;      // BLOCKS_LIST: number of entries in selected
     uint32_t dynamic_shared;      // %dynamic_smem_size, as the kernel saw it
     uint32_t dynamic_shared_seen;

@@ -1,0 +1,241 @@
+"""Host-side constants: the launch configuration (``dim3`` variables, ``<<<grid, block,
+bytes>>>``) and the values of scalar kernel arguments, evaluated from the source around the
+launch (file scope and the function holding it) with C integer arithmetic."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from bankism.errors import BankismError
+from bankism.explain.frontend.parse import Launch, Program, parse_number
+from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
+from bankism.explain.simt import ctype as C
+
+
+class HostUnknown(Exception):
+    """A host expression bankism cannot evaluate (a runtime value, an unknown function)."""
+
+
+Dim3 = tuple[int, int, int]
+
+
+class HostScope:
+    """Declarations visible at a launch: ``name -> initializer node`` (file scope first, then
+    the enclosing function's declarations up to the launch)."""
+
+    def __init__(self, program: Program, launch: Launch | None,
+                 given: dict[str, int | float] | None = None) -> None:
+        self.program = program
+        self.given = given or {}
+        self.nodes: dict[str, list[Node]] = {}
+        #: name -> (declaration, declarator) of every host variable seen, initialized or not.
+        self.declarations: dict[str, tuple[Node, Node]] = {}
+        self._busy: set[str] = set()
+        self._collect(program.root, limit=None, top_only=True)
+        if launch is not None and launch.scope is not None:
+            self._collect(launch.scope, limit=launch.line, top_only=False)
+
+    def _collect(self, root: Node, limit: int | None, top_only: bool) -> None:
+        stack = list(reversed(root.children))
+        while stack:
+            node = stack.pop()
+            if limit is not None and self.program.line(node) > limit:
+                continue
+            if node.type == "declaration":
+                for declarator in node.children_by_field_name("declarator"):
+                    self._remember(node, declarator)
+            elif node.type == "function_definition" and top_only:
+                continue
+            elif not top_only or node.type in ("translation_unit", "expression_statement"):
+                stack.extend(reversed(node.children))
+
+    def declared_type(self, name: str) -> tuple[str, int] | None:
+        """(base type, pointer levels) of the host variable ``name`` as last declared before the
+        launch (``float *d_in`` -> ("float", 1)), or None."""
+        found = self.declarations.get(name)
+        if found is None:
+            return None
+        declaration, declarator = found
+        type_node = declaration.child_by_field_name("type")
+        pointers = 0
+        current = declarator
+        while current is not None and current.type in ("init_declarator", "pointer_declarator"):
+            pointers += current.type == "pointer_declarator"
+            current = current.child_by_field_name("declarator")
+        return " ".join(node_text(type_node).split()), pointers
+
+    def _remember(self, declaration: Node, declarator: Node) -> None:
+        inner = declarator
+        while inner is not None and inner.type in ("init_declarator", "pointer_declarator"):
+            inner = inner.child_by_field_name("declarator")
+        if inner is not None and inner.type == "identifier":
+            self.declarations[node_text(inner)] = (declaration, declarator)
+        type_node = declaration.child_by_field_name("type")
+        if type_node is None:
+            return
+        if declarator.type == "init_declarator":
+            name_node = declarator.child_by_field_name("declarator")
+            if name_node.type == "identifier":
+                self.nodes.setdefault(node_text(name_node), []).append(declarator)
+        elif declarator.type == "function_declarator" and node_text(type_node) == "dim3":
+            name_node = declarator.child_by_field_name("declarator")
+            self.nodes.setdefault(node_text(name_node), []).append(declarator)
+
+    def value(self, name: str) -> int | float | Dim3:
+        """The value of host variable ``name``: -D NAME=VALUE, else its last declaration before
+        the launch."""
+        if name in self.given:
+            return self.given[name]
+        if name not in self.nodes or name in self._busy:
+            raise HostUnknown(name)
+        self._busy.add(name)
+        try:
+            return self._declared_value(self.nodes[name][-1])
+        finally:
+            self._busy.discard(name)
+
+    def _declared_value(self, declarator: Node) -> int | float | Dim3:
+        type_text = node_text(declarator.parent.child_by_field_name("type"))
+        if declarator.type == "function_declarator":
+            params = named_children(declarator.child_by_field_name("parameters"))
+            return _dim3([self.eval(_reparse(node_text(p))) for p in params])
+        value = declarator.child_by_field_name("value")
+        if value.type in ("argument_list", "initializer_list"):
+            items = [self.eval(v) for v in named_children(value)]
+            if type_text == "dim3":
+                return _dim3(items)
+            if len(items) == 1:
+                return items[0]
+            raise HostUnknown(node_text(declarator))
+        result = self.eval(value)
+        if type_text == "dim3" and isinstance(result, int):
+            return (result, 1, 1)
+        return result
+
+    def eval(self, node: Node) -> int | float | Dim3:
+        """A host expression's value: integers with C semantics, ``dim3(...)`` as a triple."""
+        kind = node.type
+        if kind == "number_literal":
+            return parse_number(node_text(node))[0]
+        if kind == "parenthesized_expression":
+            return self.eval(named_children(node)[0])
+        if kind in ("identifier", "qualified_identifier"):
+            return self.value(node_text(node).split("::")[-1])
+        if kind in ("type_descriptor", "type_identifier") and node_text(node).strip().isidentifier():
+            return self.value(node_text(node).strip())
+        if kind == "true":
+            return 1
+        if kind == "false":
+            return 0
+        if kind == "binary_expression":
+            return _binary(node_text(node.child_by_field_name("operator")),
+                           self.eval(node.child_by_field_name("left")),
+                           self.eval(node.child_by_field_name("right")), node)
+        if kind == "unary_expression":
+            value = self.eval(node.child_by_field_name("argument"))
+            op = node_text(node.child_by_field_name("operator"))
+            unary = {"-": lambda v: -v, "+": lambda v: v, "!": lambda v: int(not v), "~": lambda v: ~v}
+            return unary[op](value)
+        if kind == "conditional_expression":
+            condition = self.eval(node.child_by_field_name("condition"))
+            branch = "consequence" if condition else "alternative"
+            return self.eval(node.child_by_field_name(branch))
+        if kind == "cast_expression":
+            value = self.eval(node.child_by_field_name("value"))
+            type_text = node_text(node.child_by_field_name("type"))
+            t = C.lookup(" ".join(type_text.split()))
+            return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
+        if kind == "sizeof_expression":
+            type_node = node.child_by_field_name("type")
+            t = C.lookup(" ".join(node_text(type_node).split())) if type_node is not None else None
+            if t is None:
+                raise HostUnknown(node_text(node))
+            return t.size
+        if kind == "field_expression":
+            base = self.eval(node.child_by_field_name("argument"))
+            field = node_text(node.child_by_field_name("field"))
+            if isinstance(base, tuple) and field in ("x", "y", "z"):
+                return base["xyz".index(field)]
+            raise HostUnknown(node_text(node))
+        if kind == "call_expression":
+            return self._call(node)
+        raise HostUnknown(node_text(node))
+
+    def _call(self, node: Node) -> int | float | Dim3:
+        function = node.child_by_field_name("function")
+        name = node_text(function).split("::")[-1]
+        if function.type == "template_function":
+            name = node_text(function.child_by_field_name("name")).split("::")[-1]
+        args = [self.eval(a) for a in named_children(node.child_by_field_name("arguments"))]
+        if name == "dim3":
+            return _dim3(args)
+        if name in ("min", "max") and len(args) == 2:
+            return min(args) if name == "min" else max(args)
+        if name in ("static_cast", "int", "unsigned") and len(args) == 1:
+            return int(args[0])
+        raise HostUnknown(node_text(node))
+
+
+def _reparse(text: str) -> Node:
+    """An expression given as text (a dim3 argument tree-sitter took for a parameter)."""
+    tree = parser().parse(f"auto __bankism_value = ({text});".encode())
+    declaration = tree.root_node.children[0]
+    declarator = declaration.child_by_field_name("declarator")
+    return declarator.child_by_field_name("value")
+
+
+def _dim3(items: list) -> Dim3:
+    if not 1 <= len(items) <= 3 or not all(isinstance(v, int) for v in items):
+        raise HostUnknown("dim3")
+    values = [int(v) for v in items] + [1] * (3 - len(items))
+    return values[0], values[1], values[2]
+
+
+def _binary(op: str, a: int | float, b: int | float, node: Node) -> int | float:
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        raise HostUnknown(node_text(node))
+    if op == "/":
+        if b == 0:
+            raise HostUnknown(node_text(node))
+        if isinstance(a, int) and isinstance(b, int):
+            quotient = abs(a) // abs(b)
+            return quotient if (a >= 0) == (b >= 0) else -quotient
+        return a / b
+    if op == "%":
+        if b == 0:
+            raise HostUnknown(node_text(node))
+        return a - b * int(_binary("/", a, b, node))
+    operations = {
+        "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<<": lambda: a << b,
+        ">>": lambda: a >> b, "&": lambda: a & b, "|": lambda: a | b, "^": lambda: a ^ b,
+        "<": lambda: int(a < b), ">": lambda: int(a > b), "<=": lambda: int(a <= b),
+        ">=": lambda: int(a >= b), "==": lambda: int(a == b), "!=": lambda: int(a != b),
+        "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
+    }
+    if op not in operations:
+        raise HostUnknown(node_text(node))
+    return operations[op]()
+
+
+def launch_dim(scope: HostScope, node: Node, what: str, file: str, line: int) -> Dim3:
+    """A <<<...>>> grid or block argument as (x, y, z), or a BankismError naming the option."""
+    try:
+        value = scope.eval(node)
+    except (HostUnknown, RecursionError):
+        raise BankismError(
+            f"{file}:{line}: cannot evaluate the launch's {what} `{snippet(node)}`: give --{what} X,Y,Z"
+        ) from None
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, int):
+        return (value, 1, 1)
+    raise BankismError(f"{file}:{line}: the launch's {what} `{snippet(node)}` is not a dim3 or integer")
+
+
+def host_number(scope: HostScope, node: Node) -> int | float | None:
+    """A scalar launch argument's value, or None when it cannot be evaluated."""
+    try:
+        value = scope.eval(node)
+    except (HostUnknown, RecursionError, ValueError, TypeError):
+        return None
+    return value if isinstance(value, int | float) else None

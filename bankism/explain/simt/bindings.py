@@ -1,0 +1,124 @@
+"""What names are bound to while the interpreter runs (variables, type aliases, global
+arrays), the lvalues it reads and writes, call frames and loop states, and the small records
+describing one block run."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bankism.arch import DEFAULT_ARCH
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix
+from bankism.explain.simt.values import Value
+
+
+class Variable:
+    """A named scalar/vector/pointer variable; ``ref`` makes it an alias (C++ reference)."""
+
+    __slots__ = ("name", "type", "value", "ref", "born_unsure")
+
+    def __init__(self, name: str, type: CType, value: Value | None, ref: object = None) -> None:
+        self.name = name
+        self.type = type
+        self.value = value
+        self.ref = ref
+        #: Lanes that were only maybe running where the variable was declared: inside that
+        #: code the variable's values in those lanes are exact (it does not outlive it).
+        self.born_unsure = None
+
+
+@dataclass(slots=True)
+class TypeAlias:
+    type: CType
+
+
+@dataclass(slots=True)
+class GlobalArray:
+    """A file-scope __constant__ or __device__ variable: global memory with symbolic content."""
+
+    matrix: GlobalMatrix
+    type: CType
+
+
+@dataclass(slots=True)
+class VarLV:
+    var: Variable
+
+
+@dataclass(slots=True)
+class MemLV:
+    """A place in memory: region, byte offset per thread (``known`` where it is known, with
+    ``taint`` saying why not), type, and the access expression (the site)."""
+
+    region: object
+    offset: np.ndarray | np.generic
+    type: CType
+    node: S.Node
+    known: object = True
+    taint: str | None = None
+
+
+@dataclass(slots=True)
+class CompLV:
+    """A vector component (``index`` an int) or a struct member (``index`` its name) of an
+    object that is not in memory (a local variable)."""
+
+    base: object
+    index: int | str
+    type: CType
+
+
+LValue = VarLV | MemLV | CompLV
+
+
+@dataclass
+class Frame:
+    """One function invocation: its scopes, the lanes that returned, and the return value."""
+
+    function: S.Function
+    scopes: list[dict[str, object]]
+    returned: np.ndarray
+    return_type: CType | None
+    result: Value | None = None
+    #: The object of a member function (an lvalue), its struct type, and the lvalue a
+    #: function returning a reference returned.
+    this: object = None
+    this_type: CType | None = None
+    result_lvalue: object = None
+    #: Lanes that may or may not have returned (a return under a condition bankism does
+    #: not know): they run on, but may not touch shared memory.
+    unsure: np.ndarray | None = None
+
+
+@dataclass
+class LoopState:
+    broken: np.ndarray
+    continued: np.ndarray
+    #: Lanes that may or may not have left the loop (break under an unknown condition).
+    unsure: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class SnapshotRequest:
+    """--snapshot LINE --when VAR=VALUE: take the shared memory after LINE when VARs match."""
+
+    line: int
+    when: tuple[tuple[str, int], ...] = ()
+    #: The file of LINE (``header.cuh`` in ``--snapshot header.cuh:40``); None: any file.
+    file: str | None = None
+
+
+@dataclass
+class BlockContext:
+    """What one block run needs from the outside."""
+
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    block_index: tuple[int, int, int]
+    dynamic_shared: int
+    filename: str
+    arch: str = DEFAULT_ARCH
+

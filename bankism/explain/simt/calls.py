@@ -1,0 +1,386 @@
+"""Calls in the SIMT interpreter: ``__device__`` functions (by value and by reference,
+templates with explicit or deduced arguments, overloads), member functions, lambdas,
+constructors written as calls, cooperative groups' operations and CUDA built-ins.
+
+Every call pushes its call site on ``call_stack``: an access inside a helper is recorded
+per call site, with its inline call stack."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bankism.errors import BankismError
+from bankism.explain.cuda.builtins import BUILTINS, call_builtin
+from bankism.explain.cuda.groups import group_method
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.values import (
+    Closure,
+    Failure,
+    Group,
+    Mask,
+    Pointer,
+    Scalar,
+    Struct,
+    Value,
+    Vector,
+    constant,
+    unknown,
+)
+
+MAX_CALL_DEPTH = 32
+
+
+class Calls:
+    """Function calls (a mixin of ``Machine``)."""
+
+    def _call(self, expr: S.Call, mask: Mask) -> Value:
+        frame = self.call_frame(expr, mask)
+        if isinstance(frame, Frame):
+            return self.call_result(frame, expr, mask)
+        return frame
+
+    def call_frame(self, expr: S.Call | S.MethodCall, mask: Mask) -> Frame | Value:
+        """Run a call: the callee's finished frame (for its value or the lvalue it returned),
+        or directly the value of a built-in or a constructor."""
+        if isinstance(expr, S.MethodCall):
+            return self._method_call(expr, mask)
+        name = expr.function
+        local = self._find_local(name)
+        if isinstance(local, Variable) and isinstance(local.value, Closure):
+            return self._call_closure(local.value, expr, mask)
+        if isinstance(local, Variable) and local.type.kind == "struct":
+            method = self.find_method(local.type, "operator()", len(expr.args), expr)
+            return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),
+                               this_type=local.type, base_scope=local.type.info.bindings)
+        if local is None and name in self.program.functions:
+            return self._call_function(expr, mask)
+        struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
+        if struct is not None:
+            return self.construct(struct, [self.eval(a, mask) for a in expr.args], mask, expr)
+        if name in BUILTINS:
+            return call_builtin(self, expr, mask)
+        raise Failure(expr, f"unsupported construct: call to unknown function {name}()")
+
+    def call_result(self, frame: Frame, expr: S.Node, mask: Mask) -> Value:
+        if frame.result_lvalue is not None:
+            return self.load(returned_lvalue(frame, expr), mask)
+        if frame.return_type is not None and frame.return_type.kind == "void":
+            return constant(C.INT, 0)
+        if frame.result is None and frame.function.name == "lambda":
+            return constant(C.INT, 0)  # a lambda without a returned value has type void (deduced)
+        if frame.result is None:
+            raise Failure(expr, f"{frame.function.name}() returned no value")
+        return frame.result
+
+    def _local_names(self) -> set[str]:
+        return set().union(*self.frame.scopes)
+
+    def _call_function(self, expr: S.Call, mask: Mask) -> Frame:
+        given = len(expr.args)
+        candidates = [f for f in self.program.functions[expr.function]
+                      if not f.is_kernel and len(f.params) >= given
+                      and all(p.default is not None for p in f.params[given:])]
+        if not candidates:
+            raise Failure(expr, f"unsupported construct: no device function {expr.function} with "
+                                f"{len(expr.args)} argument(s)")
+        if len(candidates) == 1:
+            args = list(expr.args) + [p.default for p in candidates[0].params[given:]]
+            return self.invoke(candidates[0], expr, mask, args=args, explicit=expr.template_args)
+        if any(len(f.params) != given for f in candidates):
+            raise Failure(expr, f"unsupported construct: several overloads of {expr.function} with default "
+                                "arguments")
+        values = [self.eval(a, mask) for a in expr.args]
+        function = self._overload(candidates, values, expr, mask)
+        if any(p.type.reference for p in function.params) and not any(
+                isinstance(n, S.Assign | S.IncDec | S.Call | S.MethodCall) for n in S.walk(list(expr.args))):
+            # bind the chosen overload's references to the arguments themselves (evaluating
+            # them again is harmless: they have no side effects)
+            return self.invoke(function, expr, mask, args=expr.args, explicit=expr.template_args)
+        return self.invoke(function, expr, mask, values=values, explicit=expr.template_args)
+
+    def _overload(self, candidates: list[S.Function], values: list[Value], expr: S.Node,
+                  mask: Mask) -> S.Function:
+        """The overload whose parameter types match the argument types best (exact type, then
+        same kind); several equally good ones are refused."""
+        scored = []
+        for function in candidates:
+            if function.error is not None or function.template_params:
+                scored.append((0, function))
+                continue
+            score = 1
+            frame = Frame(function, [{}], np.zeros(self.threads, bool), None)
+            self.frames.append(frame)
+            try:
+                args = getattr(expr, "args", None) or [None] * len(values)
+                for param, value, arg in zip(function.params, values, args, strict=False):
+                    t = self.resolve_type(param.type, mask)
+                    score += 8 if t == value.type else 4 if t.kind == value.type.kind else 0
+                    if param.type.reference and not param.type.const:
+                        # T& binds only an lvalue, and binds it better than const T& does
+                        lvalue = isinstance(arg, S.Name | S.Subscript | S.Member) or (
+                            isinstance(arg, S.Unary) and arg.op == "*")
+                        score += 1 if lvalue else -1
+            except (Failure, BankismError):
+                score = -1
+            finally:
+                self.frames.pop()
+            scored.append((score, function))
+        scored.sort(key=lambda item: -item[0])
+        if len(scored) > 1 and scored[0][0] == scored[1][0]:
+            raise Failure(expr, f"unsupported construct: several overloads of {candidates[0].name} match "
+                                f"{len(values)} argument(s)")
+        return scored[0][1]
+
+    def invoke(self, function: S.Function, expr: S.Node, mask: Mask, args: list[S.Expr] | None = None,
+               values: list[Value] | None = None, this: object = None, this_type: CType | None = None,
+               base_scope: dict[str, object] | None = None, explicit: list | None = None) -> Frame:
+        """Run ``function`` for the threads of ``mask`` with arguments given as expressions
+        (evaluated here, references bound to lvalues) or as values; return its frame."""
+        if function.error is not None:
+            raise BankismError(function.error)
+        if len(self.frames) >= MAX_CALL_DEPTH:
+            raise Failure(expr, "unsupported construct: recursion")
+        scope: dict[str, object] = dict(base_scope or {})
+        frame = Frame(function, [scope], np.zeros(self.threads, bool), None, this=this, this_type=this_type)
+        params = function.params
+        if args is not None:
+            values = [None if i < len(params) and params[i].type.reference else self.eval(a, mask)
+                      for i, a in enumerate(args)]
+        self._bind_template(function, expr, scope, mask, explicit or [], args, values)
+        self.frames.append(frame)
+        try:
+            if function.return_type.base != "auto":
+                frame.return_type = self.resolve_type(function.return_type, mask)
+        finally:
+            self.frames.pop()
+        count = len(args) if args is not None else len(values or [])
+        for position, param in enumerate(function.params[:count]):
+            self.frames.append(frame)
+            try:
+                ptype = self.resolve_type(param.type, mask) if param.type.base != "auto" else None
+            finally:
+                self.frames.pop()
+            if param.type.reference and args is not None:
+                target = self.lvalue(args[position], mask)
+                scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
+                continue
+            value = values[position]
+            if ptype is None:
+                ptype = value.type
+            if ptype.kind == "array":
+                ptype = C.pointer_to(ptype.elem)
+            self.frames.append(frame)
+            try:
+                value = self.copy_value(self.coerce(value, ptype, expr))
+                scope[param.name] = Variable(param.name, ptype, value)
+            finally:
+                self.frames.pop()
+        self.frames.append(frame)
+        self.call_stack.append((function.name, expr))
+        try:
+            self._initialize_members(function, frame, mask)
+            self.exec(self.program.body(function), mask)
+        finally:
+            self.call_stack.pop()
+            self.frames.pop()
+        return frame
+
+    def _bind_template(
+        self,
+        function: S.Function,
+        expr: S.Node,
+        scope: dict[str, object],
+        mask: Mask,
+        explicit: list,
+        args: list[S.Expr] | None,
+        values: list[Value] | None,
+    ) -> None:
+        if not function.template_params:
+            return
+        for i, param in enumerate(function.template_params):
+            given = explicit[i] if i < len(explicit) else None
+            if given is None:
+                given = self._deduce(function, param.name, expr, mask, args, values)
+            if given is None:
+                given = param.default
+            if given is None:
+                raise Failure(expr, f"cannot deduce template argument {param.name} of {function.name}")
+            if param.is_type:
+                if isinstance(given, CType):
+                    scope[param.name] = TypeAlias(given)
+                elif isinstance(given, S.TypeName):
+                    scope[param.name] = TypeAlias(self.resolve_type(given, mask))
+                else:
+                    raise Failure(expr, f"template argument for {param.name} must be a type")
+            elif isinstance(given, Scalar):
+                scope[param.name] = given
+            else:
+                scope[param.name] = constant(C.INT, self.template_value(given, mask))
+
+    def template_value(self, given: S.TypeName | S.Expr, mask: Mask) -> int:
+        """A non-type template argument's value; a name the parser read as a type
+        (``load<BM, BN>``) is read as a value."""
+        if isinstance(given, S.TypeName):
+            if given.pointers or given.dims or given.args:
+                raise Failure(given, f"template argument {given.text} must be a value")
+            given = S.Name(given.line, given.text, given.base, scope=given.scope, file=given.file)
+        return self.integer_constant(given, mask, "template argument")
+
+    def _argument(
+        self, position: int, mask: Mask, args: list[S.Expr] | None, values: list[Value | None] | None
+    ) -> Value:
+        """An argument's value for deduction (a reference parameter's: its object's)."""
+        value = values[position] if values is not None else None
+        if value is None and args is not None:
+            target = self.lvalue(args[position], mask)
+            if isinstance(target, VarLV) and target.var.value is not None:
+                return target.var.value
+            t = self.lvalue_type(target)
+            if t.kind == "struct":
+                return Struct(t, {})
+            return unknown(t, "a reference argument") if t.is_arithmetic else Pointer(t, None, np.int64(0))
+        return value
+
+    def _deduce(
+        self,
+        function: S.Function,
+        name: str,
+        expr: S.Node,
+        mask: Mask,
+        args: list[S.Expr] | None,
+        values: list[Value | None] | None,
+    ) -> CType | Scalar | None:
+        count = len(args) if args is not None else len(values or [])
+        for position, param in enumerate(function.params[:count]):
+            type_name = param.type
+            if type_name.base == name:
+                value = self._argument(position, mask, args, values)
+                t = value.type
+                for _ in range(type_name.pointers):
+                    if t.kind != "ptr":
+                        break
+                    t = t.elem
+                return t
+            for arg in type_name.args or []:
+                written = arg.base if isinstance(arg, S.TypeName) else getattr(arg, "name", None)
+                if written != name:
+                    continue
+                value = self._argument(position, mask, args, values)
+                if isinstance(value, Group):
+                    return constant(C.INT, value.size)
+                if isinstance(value, Struct) and value.type.info is not None:
+                    bound = value.type.info.bindings.get(name)
+                    if isinstance(bound, TypeAlias):
+                        return bound.type
+                    if isinstance(bound, Scalar):
+                        return bound
+        return None
+
+    # --- member functions, lambdas ------------------------------------------------------------
+
+    def _method_call(self, expr: S.MethodCall, mask: Mask) -> Frame | Value:
+        if expr.arrow:
+            pointer = self.eval(expr.base, mask)
+            if not isinstance(pointer, Pointer):
+                raise Failure(expr, "-> on something that is not a pointer")
+            target = self._deref(pointer, expr)
+            t = target.type
+            base_value = None
+        else:
+            base_value = self.eval(expr.base, mask)
+            if isinstance(base_value, Group):
+                return group_method(self, base_value, expr, mask)
+            if isinstance(base_value, Vector | Scalar | Pointer):
+                raise Failure(
+                    expr, f"unsupported construct: member function {expr.method}() of {base_value.type}"
+                )
+            if isinstance(base_value, Closure) and expr.method == "operator()":
+                return self._call_closure(base_value, expr, mask)
+            t = base_value.type
+            target = self.object_lvalue(expr.base, base_value, mask)
+        if t.kind != "struct":
+            raise Failure(expr, f"unsupported construct: member function {expr.method}() of {t}")
+        method = self.find_method(t, expr.method, len(expr.args), expr)
+        return self.invoke(
+            method,
+            expr,
+            mask,
+            args=expr.args,
+            this=target,
+            this_type=t,
+            base_scope=t.info.bindings,
+            explicit=expr.template_args,
+        )
+
+    def object_lvalue(self, expr: S.Expr, value: Value, mask: Mask) -> object:
+        """The object ``expr`` designates, or a temporary holding ``value`` when it is not an
+        lvalue (a member function called on a returned struct)."""
+        if isinstance(expr, S.Name | S.Member | S.Subscript | S.This) or (
+            isinstance(expr, S.Unary) and expr.op == "*"
+        ):
+            return self.lvalue(expr, mask)
+        return VarLV(Variable("(temporary)", value.type, value))
+
+    def _call_closure(self, closure: Closure, expr: S.Call | S.MethodCall, mask: Mask) -> Frame:
+        lam = closure.function
+        if len(lam.params) != len(expr.args):
+            raise Failure(expr, f"the lambda takes {len(lam.params)} argument(s)")
+        if len(self.frames) >= MAX_CALL_DEPTH:
+            raise Failure(expr, "unsupported construct: recursion")
+        scope: dict[str, object] = {}
+        for param, arg in zip(lam.params, expr.args, strict=True):
+            if param.type.reference:
+                target = self.lvalue(arg, mask)
+                scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
+                continue
+            value = self.eval(arg, mask)
+            ptype = value.type if param.type.base == "auto" else self.resolve_type(param.type, mask)
+            scope[param.name] = Variable(param.name, ptype, self.copy_value(self.coerce(value, ptype, arg)))
+        function = S.Function(
+            lam.line,
+            lam.text,
+            "lambda",
+            S.TypeName(lam.line, "auto", "auto"),
+            lam.params,
+            [],
+            False,
+            lam.body_node,
+        )
+        frame = Frame(
+            function, closure.scopes + [scope], np.zeros(self.threads, bool), None, this=closure.this
+        )
+        self.frames.append(frame)
+        self.call_stack.append(("lambda", expr))
+        try:
+            self.exec(self.program.lambda_body(lam), mask)
+        finally:
+            self.call_stack.pop()
+            self.frames.pop()
+        return frame
+
+    def _lambda(self, expr: S.Lambda, mask: Mask) -> Value:
+        """A lambda expression: a closure over the scopes visible now (by reference; a
+        ``[=]`` lambda sees the values of the moment it is made)."""
+        capture_by_value = "[=" in expr.text.replace(" ", "")[:3]
+        scopes = list(self.frame.scopes)
+        if capture_by_value:
+            scopes = [
+                {
+                    name: (Variable(b.name, b.type, b.value, b.ref) if isinstance(b, Variable) else b)
+                    for name, b in scope.items()
+                }
+                for scope in scopes
+            ]
+        return Closure(C.CLOSURE, expr, scopes, self.frame.this)
+
+
+def returned_lvalue(frame: Frame, expr: S.Node) -> object:
+    """The object a function returned by reference, as accessed at the call ``expr`` (a
+    memory access through it happens there, so its site is the call's)."""
+    target = frame.result_lvalue
+    if isinstance(target, MemLV):
+        return MemLV(target.region, target.offset, target.type, expr, target.known, target.taint)
+    return target

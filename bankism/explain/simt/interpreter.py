@@ -1,0 +1,419 @@
+"""The SIMT interpreter: runs one thread block of a kernel with every statement vectorized
+over the block's threads (NumPy), divergence as lane masks, and records each shared-memory
+access per warp and per source-level access site.
+
+``Machine`` holds the block's state (threads, frames, bindings, the shared-memory layout);
+its behaviour is split by concern: ``statements``, ``expressions``, ``lvalues`` and
+``calls``."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+
+from bankism.arch import LANES, get_arch, window_base
+from bankism.errors import BankismError
+from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
+from bankism.explain.cuda.ptx import Asm
+from bankism.explain.cuda.ptx_exec import InlinePtx
+from bankism.explain.cuda.wmma import fragment_type
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import (
+    BlockContext,
+    Frame,
+    GlobalArray,
+    LoopState,
+    SnapshotRequest,
+    TypeAlias,
+    Variable,
+)
+from bankism.explain.simt.calls import Calls
+from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.expressions import Expressions
+from bankism.explain.simt.lvalues import Lvalues
+from bankism.explain.simt.memory import (
+    GlobalMatrix,
+    SharedStore,
+    SharedVariable,
+)
+from bankism.explain.simt.recording import Recorder, SourceSite
+from bankism.explain.simt.shared_layout import SharedLayout
+from bankism.explain.simt.statements import Statements
+from bankism.explain.simt.structs import Structs
+from bankism.explain.simt.values import (
+    Failure,
+    Mask,
+    Pointer,
+    Scalar,
+    Value,
+    Vector,
+    all_known,
+    constant,
+    unknown,
+)
+
+#: Kept for callers that import them from here.
+__all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite", "TypeAlias"]
+
+
+# --- the machine -------------------------------------------------------------------------
+
+
+def _check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filename: str) -> None:
+    """Shared arrays past the architecture's shared memory are a limit error, before any is allocated."""
+    limit = get_arch(arch).shared_bytes
+    if end > limit:
+        last = max(arrays, key=lambda a: a.base + a.size)
+        raise BankismError(
+            f"{filename}:{last.line}: the shared arrays end at byte {end:,} ({last.name} takes "
+            f"{last.size:,} bytes); a block of {arch} has at most {limit:,} bytes ({limit // 1024} KB) of "
+            "shared memory")
+
+
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Control, SharedLayout):
+    """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
+    lvalues and calls live in their own modules (mixins); this class holds the block's
+    state: threads, scopes, bindings and the shared-memory layout."""
+
+    def __init__(self, program, kernel: S.Function, context: BlockContext,  # noqa: ANN001
+                 template_values: dict[str, object], param_values: dict[str, int | float | None],
+                 recorder: Recorder, snapshot: SnapshotRequest | None = None,
+                 on_snapshot: Callable[[Machine], None] | None = None) -> None:
+        self.program = program
+        self.kernel = kernel
+        self.context = context
+        self.recorder = recorder
+        self.snapshot = snapshot
+        self.on_snapshot = on_snapshot
+        self.snapshot_taken = False
+        bx, by, bz = context.block
+        self.threads = bx * by * bz
+        tid = np.arange(self.threads, dtype=np.int64)
+        self.lanes = tid
+        self.tx = (tid % bx).astype(np.uint32)
+        self.ty = ((tid // bx) % by).astype(np.uint32)
+        self.tz = (tid // (bx * by)).astype(np.uint32)
+        self.frames: list[Frame] = []
+        self.loops: list[LoopState] = []
+        self.span: tuple[int, int] | None = None
+        #: (function, call expression) of every call in progress, innermost last.
+        self.call_stack: list[tuple[str, S.Node]] = []
+        #: Lanes whose execution of the current code depends on a value bankism does not
+        #: know (an if, ?:, &&, || or loop condition), and why; None when there are none.
+        self.unsure: np.ndarray | None = None
+        self.unsure_why = ""
+        self._struct_types: dict[tuple, CType] = {}
+        self._deferred: dict[int, Failure] = {}
+        #: What the report should say about how this block was run (loops counted, not run).
+        self.notes: list[str] = []
+        #: Loops (statement ids) whose probe found iterations that differ.
+        self.no_repeat: set[int] = set()
+        self._externs: dict[tuple[int, str], SharedVariable] = {}
+        self.static_end = window_base(context.arch)
+        self._constants: dict[int, Scalar] = {}
+        self._builtins = self._builtin_values()
+        self._expr = {
+            S.Literal: self._literal, S.Name: self._name, S.Member: self._member_value,
+            S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
+            S.IncDec: self._incdec, S.Binary: self._binary, S.Assign: self._assign,
+            S.Conditional: self._conditional, S.Comma: self._comma, S.SizeOf: self._sizeof,
+            S.InitList: self._init_list_value, Asm: self._asm, S.This: self._this, S.MethodCall: self._call,
+            S.Lambda: self._lambda,
+        }
+        self._stmt = {
+            S.ExprStmt: self._expr_stmt, S.Decl: self._decl, S.Block: self._block, S.If: self._if,
+            S.For: self._for, S.While: self._while, S.DoWhile: self._do_while, S.Return: self._return,
+            S.Break: self._break, S.Continue: self._continue, S.Refused: self._refused,
+            S.TypeDef: self._typedef,
+            Switch: self._switch, Goto: self._goto, Label: self._label, LabeledBlock: self._labeled_block,
+        }
+        self.matrices: list[GlobalMatrix] = []
+        self.globals: dict[str, object] = {}
+        self.shared_arrays: list[SharedVariable] = []
+        self.shared: dict[int, SharedVariable] = {}
+        self._unused_shared: set[int] = set()
+        try:
+            with np.errstate(all="ignore"):
+                self.bindings = self._kernel_scope(template_values, param_values)
+                self._plan_shared()
+        except Failure as failure:
+            raise self._error(failure) from None
+        end = max([a.base + a.size for a in self.shared_arrays], default=window_base(context.arch))
+        _check_shared_fits(self.shared_arrays, end, context.arch, context.filename)
+        self.store = SharedStore(end)
+
+    def _error(self, failure: Failure) -> BankismError:
+        line = getattr(failure.node, "line", "?")
+        file = getattr(failure.node, "file", "") or self.context.filename
+        return BankismError(f"{file}:{line}: {failure.message}")
+
+    def _kernel_scope(self, template_values: dict[str, object],
+                      param_values: dict[str, int | float | None]) -> dict[str, object]:
+        """Template parameters (constants or type aliases) and parameters: pointers become
+        symbolic global matrices named after the parameter, scalars take the given values."""
+        scope: dict[str, object] = {}
+        full = Mask(np.ones(self.threads, bool), True, False)
+        self._file_scope(full)
+        self.frames.append(Frame(self.kernel, [scope], np.zeros(self.threads, bool), C.VOID))
+        try:
+            for param in self.kernel.template_params:
+                given = template_values.get(param.name, param.default)
+                if given is None:
+                    what = "TYPE" if param.is_type else "VALUE"
+                    raise Failure(param, f"template parameter {param.name} has no value: give "
+                                         f"-D {param.name}={what} or launch it with <...>")
+                if param.is_type:
+                    t = given if isinstance(given, CType) else self.resolve_type(given, full)
+                    scope[param.name] = TypeAlias(t)
+                elif isinstance(given, int):
+                    scope[param.name] = constant(C.INT, given)
+                else:
+                    value = self.integer_constant(given, full, "template argument")
+                    scope[param.name] = constant(C.INT, value)
+            used = None
+            for param in self.kernel.params:
+                try:
+                    t = self.resolve_type(param.type, full)
+                except Failure:
+                    # A parameter of a type bankism does not model (a tag such as
+                    # std::bool_constant<A>, a library state) costs nothing unless the
+                    # kernel names it.
+                    if used is None:
+                        body = self.program.body(self.kernel)
+                        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
+                    if not param.name or param.name not in used:
+                        continue
+                    raise
+                if t.kind == "array":
+                    t = C.pointer_to(t.elem)
+                if param.type.reference:
+                    raise Failure(param, "unsupported construct: reference parameter of a kernel")
+                if t.kind == "ptr":
+                    matrix = GlobalMatrix(param.name, t.elem, len(self.matrices))
+                    self.matrices.append(matrix)
+                    scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
+                elif t.is_arithmetic:
+                    given = param_values.get(param.name)
+                    value = (unknown(t, f"kernel parameter {param.name} (give -D {param.name}=VALUE)")
+                             if given is None else constant(t, given))
+                    scope[param.name] = Variable(param.name, t, value)
+                else:
+                    raise Failure(param, f"unsupported construct: kernel parameter of type {t}")
+        finally:
+            self.frames.pop()
+        return scope
+
+    def _file_scope(self, mask: Mask) -> None:
+        """File-scope names a kernel may use: const/constexpr numbers (evaluated here; ones
+        that cannot be are left out) and __constant__/__device__ arrays (symbolic, like
+        global matrices)."""
+        self.frames.append(Frame(self.kernel, [self.globals], np.zeros(self.threads, bool), C.VOID))
+        try:
+            for decl in self.program.globals:
+                for item in decl.items:
+                    self._global_item(decl, item, mask)
+        finally:
+            self.frames.pop()
+
+    def _global_item(self, decl: S.Decl, item: S.Declarator, mask: Mask) -> None:
+        try:
+            if decl.space in ("constant", "device"):
+                type_name = item.type
+                if type_name.dims and type_name.dims[0] is None and isinstance(item.init, S.InitList):
+                    # `__constant__ float table[] = {...}`: the size is the initializer's length
+                    inner = 1
+                    for dim in type_name.dims[1:]:
+                        inner *= self.integer_constant(dim, mask, "array size")
+                    count = -(-_flat_count(item.init) // inner)
+                    size = S.Literal(item.line, str(count), count, "int")
+                    type_name = dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
+                t = self.resolve_type(type_name, mask)
+                matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
+                self.matrices.append(matrix)
+                self.globals[item.name] = GlobalArray(matrix, t)
+            elif item.type.const and item.init is not None and _is_constant_expression(item.init):
+                self._declare_local(item, mask)
+        except Failure:
+            return
+
+    def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
+        """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""
+        for item in stmt.items:
+            if not (item.type.const and item.init is not None and _is_constant_expression(item.init)):
+                return
+        try:
+            self._decl(stmt, mask)
+        except Failure:
+            return
+
+    # --- entry point ------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Execute the kernel for every thread of the block; errors name file and line."""
+        try:
+            full = Mask(np.ones(self.threads, bool), True, False)
+            frame = Frame(self.kernel, [dict(self.bindings), {}], np.zeros(self.threads, bool), C.VOID)
+            self.frames.append(frame)
+            with np.errstate(all="ignore"):
+                self.exec(self.program.body(self.kernel), full)
+            self.frames.pop()
+        except Failure as failure:
+            raise self._error(failure) from None
+        except RecursionError:
+            raise BankismError(f"{self.context.filename}: kernel nesting too deep to interpret") from None
+
+    def _builtin_values(self) -> dict[str, Value]:
+        grid, block, index = self.context.grid, self.context.block, self.context.block_index
+
+        def uniform(values: tuple[int, int, int]) -> Vector:
+            return Vector(C.VECTORS["uint3"], [constant(C.UINT, v) for v in values])
+
+        return {
+            "threadIdx": Vector(
+                C.VECTORS["uint3"],
+                [Scalar(C.UINT, self.tx), Scalar(C.UINT, self.ty), Scalar(C.UINT, self.tz)],
+            ),
+            "blockIdx": uniform(index),
+            "blockDim": uniform(block),
+            "gridDim": uniform(grid),
+            "warpSize": constant(C.INT, LANES),
+        }
+
+    # --- scopes -----------------------------------------------------------------------------
+
+    @property
+    def frame(self) -> Frame:
+        return self.frames[-1]
+
+    def lookup(self, name: str, node: S.Node) -> object:
+        scope_name = getattr(node, "scope", "")
+        if getattr(node, "scope_type", None) is not None:
+            full = Mask(np.ones(self.threads, bool), True, False)
+            t = self.resolve_type(node.scope_type, full)
+            if t.kind == "struct" and name in t.info.bindings:
+                return t.info.bindings[name]
+            raise Failure(node, f"{t} has no static member {name}")
+        if scope_name:
+            member = self._scoped(scope_name, name, node)
+            if member is not None:
+                return member
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                return scope[name]
+        frame = self.frame
+        if frame.this_type is not None:
+            if any(member == name for member, _, _ in frame.this_type.fields):
+                target = self.member_lvalue(frame.this, name, node)
+                return Variable(name, self.lvalue_type(target), None, ref=target)
+            if name in frame.this_type.info.bindings:
+                return frame.this_type.info.bindings[name]
+        if name in self._builtins:
+            return self._builtins[name]
+        if name in self.globals:
+            return self.globals[name]
+        if name in self.program.functions:
+            raise Failure(node, f"function {name} used as a value")
+        raise Failure(node, f"unknown name {name!r}")
+
+    def _scoped(self, scope_name: str, name: str, node: S.Node) -> object | None:
+        """``Type::name``: a static member or member alias of a struct; None for a namespace."""
+        last = scope_name.split("::")[-1].split("<")[0].strip()
+        full = Mask(np.ones(self.threads, bool), True, False)
+        t = self._find_alias(last)
+        if t is None and last in self.program.aliases:
+            t = self.resolve_type(self.program.aliases[last], full)
+        if t is None and last in self.program.structs and "<" not in scope_name:
+            t = self.struct_type(last, None, node, full)
+        if t is None or t.kind != "struct":
+            return None
+        binding = t.info.bindings.get(name)
+        if binding is None:
+            raise Failure(node, f"{t} has no static member {name}")
+        return binding
+
+    def find_variable(self, name: str) -> object | None:
+        """The binding of ``name`` visible now, or None (for --when)."""
+        for scope in reversed(self.frame.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def declare(self, name: str, binding: object) -> None:
+        if isinstance(binding, Variable):
+            binding.born_unsure = self.unsure_lanes()
+        self.frame.scopes[-1][name] = binding
+
+    # --- types ------------------------------------------------------------------------------
+
+    def resolve_type(self, type_name: S.TypeName, mask: Mask, init: Value | None = None) -> CType:
+        """The CType a TypeName denotes now (template type parameters and array sizes resolved)."""
+        base = self._base_type(type_name, init)
+        t = base
+        for _ in range(type_name.pointers):
+            t = C.pointer_to(t)
+        for dim in reversed(type_name.dims):
+            if dim is None:
+                raise Failure(type_name, "array without a size")
+            t = C.array_of(t, self.integer_constant(dim, mask, "array size"))
+        return t
+
+    def _base_type(self, type_name: S.TypeName, init: Value | None) -> CType:
+        base = type_name.base
+        full = Mask(np.ones(self.threads, bool), True, False)
+        if type_name.scope:
+            scoped = self._scoped(type_name.scope, base, type_name)
+            if isinstance(scoped, TypeAlias):
+                return scoped.type
+        alias = self._find_alias(base)
+        if alias is not None:
+            return alias
+        if base == "auto":
+            if init is None:
+                raise Failure(type_name, "auto without an initializer")
+            return init.type
+        if base in C.GROUP_TYPES:
+            return C.GROUP
+        t = C.lookup(base) or fragment_type(base)
+        if t is not None:
+            return t
+        if base in self.program.structs:
+            return self.struct_type(base, type_name.args, type_name, full)
+        if base in self.program.aliases:
+            return self.resolve_type(self.program.aliases[base], full)
+        if base in C.UNSUPPORTED_TYPES:
+            raise Failure(type_name, f"unsupported construct: type {base}")
+        raise Failure(type_name, f"unsupported construct: unknown type {base!r}")
+
+    def integer_constant(self, expr: S.Expr, mask: Mask, what: str) -> int:
+        """A uniform, known integer (array sizes, template arguments)."""
+        value = self.eval(expr, mask)
+        if not isinstance(value, Scalar) or not value.type.is_integer:
+            raise Failure(expr, f"{what} must be an integer")
+        if not all_known(value.known, mask):
+            raise Failure(expr, f"{what} depends on {value.taint}")
+        data = np.asarray(value.data)
+        if data.ndim and not (data == data.flat[0]).all():
+            raise Failure(expr, f"{what} differs between threads")
+        return int(data.flat[0])
+
+
+_CONSTANT_NODES = (S.Literal, S.Name, S.Binary, S.Unary, S.Conditional, S.Cast, S.SizeOf, S.TypeName)
+
+
+def _is_constant_expression(expr: S.Expr) -> bool:
+    """Whether ``expr`` only combines names and literals (no memory access, no call)."""
+    for node in S.walk(expr):
+        if not isinstance(node, _CONSTANT_NODES):
+            return False
+        if isinstance(node, S.Unary) and node.op in ("*", "&"):
+            return False
+    return True
+
+
+def _flat_count(init: S.InitList) -> int:
+    """How many scalars a (nested) brace initializer lists."""
+    return sum(_flat_count(i) if isinstance(i, S.InitList) else 1 for i in init.items)

@@ -1,0 +1,111 @@
+"""Recording of shared-memory accesses: one ``SourceSite`` per source-level access
+expression and operation, with every warp-instruction (block, warp, 32 addresses, active lanes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bankism.arch import LANES
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import (
+    SharedVariable,
+)
+from bankism.explain.simt.values import (
+    Mask,
+)
+from bankism.inputs import Budget
+
+
+@dataclass(eq=False)
+class SourceSite:
+    """One source-level shared-memory access: a syntax node and an operation on it."""
+
+    line: int
+    column: int
+    expression: str
+    array: str
+    region: SharedVariable
+    op: str
+    width: int
+    type: CType
+    order: int
+    atomic_op: str | None = None
+    span: tuple[int, int] = (0, 0)
+    matrices: int | None = None
+    #: The SASS nvcc emits for an atomic* call (bankism.isa.atomic_form), else None.
+    sass: str | None = None
+    blocks: list[tuple[int, int, int]] = field(default_factory=list)
+    warps: list[np.ndarray] = field(default_factory=list)
+    addresses: list[np.ndarray] = field(default_factory=list)
+    active: list[np.ndarray] = field(default_factory=list)
+    #: The file the access is in (the including file's name for the main file).
+    file: str = ""
+    #: The inline call stack of an access inside a helper: (function, line, file) per call,
+    #: innermost first (``line 90 in ld_vec, called from line 142``).
+    stack: tuple[tuple[str, int, str], ...] = ()
+
+
+class Recorder:
+    """Collects, per site, every warp-instruction: block, warp, 32 addresses, active lanes."""
+
+    def __init__(self, budget: Budget | None = None) -> None:
+        self.sites: dict[tuple[int, str], SourceSite] = {}
+        self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
+        #: The ``accesses`` budget (bankism.inputs): warp-instructions kept, i.e. memory; None: unbounded.
+        self.budget = budget
+
+    def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
+               mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
+               span: tuple[int, int] | None = None, calls: tuple = (), matrices: int | None = None) -> None:
+        """Record one access of ``node`` by the threads of ``mask``; ``calls`` is the call
+        stack ((function, call expression), outermost first): each call site is its own site."""
+        key = (id(node), op, tuple(id(call) for _, call in calls))
+        site = self.sites.get(key)
+        if site is None:
+            site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
+                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
+                              file=node.file,
+                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
+                              matrices=matrices)
+            self.sites[key] = site
+        threads = addresses.size
+        warps = -(-threads // LANES)
+        padded = np.zeros(warps * LANES, np.int64)
+        padded[:threads] = addresses
+        lanes = np.zeros(warps * LANES, bool)
+        lanes[:threads] = mask.arr
+        padded, lanes = padded.reshape(warps, LANES), lanes.reshape(warps, LANES)
+        issued = np.flatnonzero(lanes.any(axis=1))
+        if self.budget is not None:
+            self.budget.spend(issued.size)
+        self.last = site
+        site.blocks.extend([block] * issued.size)
+        site.warps.append(issued)
+        site.addresses.append(padded[issued])
+        site.active.append(lanes[issued])
+
+
+def _base_name(node: S.Node) -> str | None:
+    """The variable an access expression starts from (``As`` in ``As[ty][k]``, ``p`` in ``*p``)."""
+    current = node
+    while True:
+        if isinstance(current, S.Name):
+            return current.name
+        if isinstance(current, S.Subscript):
+            current = current.base
+        elif isinstance(current, S.Unary):
+            current = current.operand
+        elif isinstance(current, S.Cast):
+            current = current.value
+        elif isinstance(current, S.Member):
+            current = current.base
+        elif isinstance(current, S.Binary):
+            current = current.left
+        elif isinstance(current, S.Call) and current.args:
+            current = current.args[0]
+        else:
+            return None
+

@@ -1,0 +1,317 @@
+"""Structs, classes and unions in device code: instantiation (class templates and their
+specializations), layout as nvcc lays out a struct (members in order, each at its natural
+alignment, the size rounded to the largest alignment; a union's members all at offset 0),
+values (one value per member), constructors (member initializers, then the body),
+aggregate initialization, conversion operators and operators."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bankism.errors import BankismError
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import CompLV, Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import LocalArray
+from bankism.explain.simt.values import Failure, Mask, Struct, Value, constant
+
+
+@dataclass(eq=False)
+class StructInfo:
+    """One instantiation of a struct: its definition and what its names mean inside it
+    (template parameters, static constexpr members, member aliases)."""
+
+    definition: S.StructDef
+    bindings: dict[str, object] = field(default_factory=dict)
+
+
+def _key(value: object) -> object:
+    if isinstance(value, CType):
+        return ("type", value.name)
+    return ("value", value)
+
+
+class Structs:
+    """Struct types and values (a mixin of ``Machine``)."""
+
+    def named_struct(self, name: str, args: list | None, node: S.Node, mask: Mask) -> CType | None:
+        """The struct type ``name<args>`` names here (an alias of one included), or None."""
+        alias = self._find_alias(name)
+        if alias is not None:
+            return alias if alias.kind == "struct" else None
+        if name not in self.program.structs:
+            return None
+        return self.struct_type(name, args, node, mask)
+
+    def _find_alias(self, name: str) -> CType | None:
+        for scope in reversed(self.frame.scopes):
+            binding = scope.get(name)
+            if isinstance(binding, TypeAlias):
+                return binding.type
+        if self.frame.this_type is not None:
+            binding = self.frame.this_type.info.bindings.get(name)
+            if isinstance(binding, TypeAlias):
+                return binding.type
+        return None
+
+    def struct_type(self, name: str, args: list | None, node: S.Node, mask: Mask) -> CType:
+        """Instantiate struct ``name`` with template arguments ``args`` (written in the
+        current scope): pick the specialization that matches, bind its parameters, lay it out."""
+        definitions = self.program.structs[name]
+        values = [self._template_argument_value(a, mask) for a in (args or [])]
+        key = (name, tuple(_key(v) for v in values))
+        cached = self._struct_types.get(key)
+        if cached is not None:
+            return cached
+        chosen, bindings = self._choose_definition(definitions, values, node)
+        if chosen.error is not None:
+            raise BankismError(chosen.error)
+        info = StructInfo(chosen, bindings)
+        label = name + (f"<{', '.join(v.name if isinstance(v, CType) else str(v) for v in values)}>"
+                        if values else "")
+        frame = Frame(self.kernel, [dict(self.globals), bindings], np.zeros(self.threads, bool), None)
+        self.frames.append(frame)
+        try:
+            for alias_name, alias in chosen.aliases:
+                bindings[alias_name] = TypeAlias(self.resolve_type(alias, mask))
+            for item in chosen.statics:
+                if item.init is None:
+                    continue
+                value = self.eval(item.init, mask)
+                t = self.resolve_type(item.type, mask, value)
+                bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
+            members = [(item.name, self.resolve_type(item.type, mask)) for item in chosen.fields]
+            align = self.integer_constant(chosen.align, mask, "alignment") if chosen.align is not None else 1
+        finally:
+            self.frames.pop()
+        fields, size, alignment = _layout(members, chosen.kind == "union", align)
+        t = CType(label, "struct", size, alignment, fields=tuple(fields), info=info)
+        self._struct_types[key] = t
+        return t
+
+    def _template_argument_value(self, arg: object, mask: Mask) -> object:
+        if isinstance(arg, S.TypeName):
+            if not arg.pointers and not arg.dims and not arg.args and arg.base not in C.SCALARS and (
+                    self._find_alias(arg.base) is None and arg.base not in self.program.structs
+                    and arg.base not in self.program.aliases and C.lookup(arg.base) is None):
+                return self.template_value(arg, mask)
+            return self.resolve_type(arg, mask)
+        return self.integer_constant(arg, mask, "template argument")
+
+    def _choose_definition(self, definitions: list[S.StructDef], values: list,
+                           node: S.Node) -> tuple[S.StructDef, dict[str, object]]:
+        mask = Mask(np.ones(self.threads, bool), True, False)
+        for definition in definitions:
+            if definition.specialization is None or len(definition.specialization) != len(values):
+                continue
+            if definition.template_params:
+                continue
+            wanted = [self._template_argument_value(a, mask) for a in definition.specialization]
+            if [_key(v) for v in wanted] == [_key(v) for v in values]:
+                return definition, {}
+        primary = [d for d in definitions if d.specialization is None]
+        if not primary:
+            raise Failure(node, f"unsupported construct: no definition of {definitions[0].name} for these "
+                                "template arguments")
+        definition = primary[-1]
+        bindings: dict[str, object] = {}
+        for i, param in enumerate(definition.template_params):
+            if i < len(values):
+                value = values[i]
+            elif param.default is not None:
+                value = self._template_argument_value(param.default, mask)
+            else:
+                raise Failure(node, f"template parameter {param.name} of {definition.name} has no value")
+            if param.is_type:
+                if not isinstance(value, CType):
+                    raise Failure(node, f"template argument for {param.name} must be a type")
+                bindings[param.name] = TypeAlias(value)
+            else:
+                if isinstance(value, CType):
+                    raise Failure(node, f"template argument for {param.name} must be a value")
+                bindings[param.name] = constant(C.INT, int(value))
+        return definition, bindings
+
+    # --- values ------------------------------------------------------------------------------
+
+    def default_value(self, t: CType, mask: Mask) -> Value | LocalArray | None:
+        """A value of type ``t`` nobody initialized (unknown), arrays as fresh local arrays."""
+        if t.kind == "struct":
+            return Struct(t, {name: self.default_value(ft, mask) for name, ft, _ in t.fields})
+        if t.kind == "array":
+            return LocalArray("(member)", t, self.threads)
+        return self._uninitialized(t)
+
+    def construct(self, t: CType, args: list[Value], mask: Mask, node: S.Node) -> Value:
+        """``T(args)``, ``T{args}`` or ``T x(args)``: a constructor of ``t`` if it has one for
+        these arguments, else aggregate initialization in member order."""
+        if t.kind != "struct":
+            if len(args) == 1:
+                return self.coerce(args[0], t, node)
+            if not args:
+                return constant(t, 0) if t.is_arithmetic else self._uninitialized(t)
+            if t.kind == "vec":
+                return self._make_vector(t, args, node)
+            raise Failure(node, f"unsupported construct: {t} built from {len(args)} values")
+        info: StructInfo = t.info
+        if len(args) == 1 and isinstance(args[0], Struct) and args[0].type == t:
+            return self.copy_value(args[0])
+        ctors = [m for m in info.definition.methods
+                 if m.name == info.definition.name and m.conversion is None and len(m.params) == len(args)]
+        value = Struct(t, {})
+        for item, (name, ft, _) in zip(info.definition.fields, t.fields, strict=True):
+            if item.init is not None and not ctors:
+                value.fields[name] = self._member_init(ft, [item.init], mask, node)
+            else:
+                value.fields[name] = self.default_value(ft, mask)
+        if ctors:
+            temporary = Variable("(temporary)", t, value)
+            self.invoke(ctors[0], node, mask, values=args, this=VarLV(temporary), this_type=t,
+                        base_scope=info.bindings)
+            return temporary.value
+        if len(args) > len(t.fields):
+            raise Failure(node, f"too many initializers for {t}")
+        for (name, ft, _), arg in zip(t.fields, args, strict=False):
+            if ft.kind == "array":
+                raise Failure(node, f"unsupported construct: brace initialization of array member {name}")
+            value.fields[name] = self.coerce(arg, ft, node)
+        return value
+
+    def _member_init(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
+        values = [self.eval(e, mask) for e in exprs]
+        return self.construct(t, values, mask, node)
+
+    def _initialize_members(self, function: S.Function, frame: Frame, mask: Mask) -> None:
+        """A constructor's member initializers (``: x(a), y{b}``) and default member
+        initializers, before its body runs."""
+        if frame.this is None or function.name != frame.this_type.info.definition.name:
+            return
+        t = frame.this_type
+        written = {name for name, _ in function.initializers}
+        for item, (name, ft, _) in zip(t.info.definition.fields, t.fields, strict=True):
+            if item.init is not None and name not in written:
+                self.store_to(CompLV(frame.this, name, ft) if not isinstance(frame.this, MemLV)
+                              else self.member_lvalue(frame.this, name, function), self._member_init(
+                                  ft, [item.init], mask, function), mask, function)
+        for name, exprs in function.initializers:
+            member = next((f for f in t.fields if f[0] == name), None)
+            if member is None:
+                raise Failure(function, f"unsupported construct: initializer of {name}, not a member of {t}")
+            target = self.member_lvalue(frame.this, name, function)
+            if member[1].kind == "array":
+                continue
+            self.store_to(target, self._member_init(member[1], exprs, mask, function), mask, function)
+
+    def copy_value(self, value: Value) -> Value:
+        """A copy of ``value`` (structs copy their array members)."""
+        if not isinstance(value, Struct):
+            return value
+        fields = {}
+        for name, member in value.fields.items():
+            if isinstance(member, LocalArray):
+                copy = LocalArray(member.name, member.type, member.threads)
+                copy.data[...] = member.data
+                copy.known[...] = member.known
+                copy.src[...] = member.src
+                fields[name] = copy
+            else:
+                fields[name] = self.copy_value(member)
+        return Struct(value.type, fields)
+
+    def member_lvalue(self, base: object, name: str, node: S.Node) -> object:
+        """Member ``name`` of the struct object ``base`` (a variable or memory)."""
+        t = self.lvalue_type(base)
+        for member, ft, offset in t.fields:
+            if member == name:
+                if isinstance(base, MemLV):
+                    return MemLV(base.region, base.offset + offset, ft, node)
+                return CompLV(base, name, ft)
+        raise Failure(node, f"{t} has no member {name}")
+
+    def find_method(self, t: CType, name: str, count: int, node: S.Node) -> S.Function:
+        info: StructInfo = t.info
+        methods = [m for m in info.definition.methods if m.name == name and len(m.params) == count]
+        if not methods:
+            raise Failure(node, f"unsupported construct: {t} has no member function {name} with {count} "
+                                "argument(s)")
+        return methods[0]
+
+    def struct_conversion(self, value: Struct, t: CType, node: S.Node, mask: Mask) -> Value:
+        """A struct converted to another type through its conversion operator
+        (``operator T*()``): the one whose target is ``t``, else the only one."""
+        info: StructInfo = value.type.info
+        operators = [m for m in info.definition.methods if m.conversion is not None]
+        if not operators:
+            raise Failure(node, f"cannot convert {value.type} to {t}")
+        chosen = None
+        for method in operators:
+            frame = Frame(method, [dict(info.bindings)], np.zeros(self.threads, bool), None,
+                          this_type=value.type)
+            self.frames.append(frame)
+            try:
+                target = self.resolve_type(method.conversion, mask)
+            finally:
+                self.frames.pop()
+            if target == t or (target.kind == t.kind == "ptr" and target.elem == t.elem):
+                chosen = method
+                break
+        if chosen is None:
+            if len(operators) > 1:
+                raise Failure(node, f"cannot convert {value.type} to {t}")
+            chosen = operators[0]
+        temporary = Variable("(temporary)", value.type, value)
+        frame = self.invoke(chosen, node, mask, values=[], this=VarLV(temporary), this_type=value.type,
+                            base_scope=info.bindings)
+        return self.coerce(self.call_result(frame, node, mask), t, node)
+
+    def struct_operator(self, op: str, left: Value, right: Value, expr: S.Node, mask: Mask) -> Value:
+        """``left op right`` where a struct is involved: its member ``operator op`` or a free
+        ``operator op``."""
+        name = "operator" + op
+        if isinstance(left, Struct):
+            methods = [m for m in left.type.info.definition.methods if m.name == name and len(m.params) == 1]
+            if methods:
+                temporary = Variable("(temporary)", left.type, left)
+                frame = self.invoke(methods[0], expr, mask, values=[right], this=VarLV(temporary),
+                                    this_type=left.type, base_scope=left.type.info.bindings)
+                return self.call_result(frame, expr, mask)
+        free = [f for f in self.program.functions.get(name, []) if len(f.params) == 2]
+        if free:
+            function = free[0] if len(free) == 1 else self._overload(free, [left, right], expr, mask)
+            frame = self.invoke(function, expr, mask, values=[left, right])
+            return self.call_result(frame, expr, mask)
+        raise Failure(expr, f"unsupported construct: operator {op} on {left.type} and {right.type}")
+
+    def init_local_struct(self, t: CType, init: S.Expr | None, mask: Mask, item: S.Node) -> Value:
+        """The value a declaration ``T x;``, ``T x(a, b)``, ``T x{a, b}`` or ``T x = e;`` gives."""
+        if init is None:
+            return self.construct(t, [], mask, item)
+        if isinstance(init, S.InitList):
+            return self.construct(t, [self.eval(e, mask) for e in init.items], mask, item)
+        value = self.eval(init, mask)
+        if isinstance(value, Struct) and value.type == t:
+            return self.copy_value(value)
+        return self.construct(t, [value], mask, item)
+
+
+def _layout(members: list[tuple[str, CType]], union: bool, align: int) -> tuple[list, int, int]:
+    """(name, type, offset) per member, the size and the alignment of a struct or union."""
+    alignment = max([align] + [t.align for _, t in members])
+    fields = []
+    cursor = 0
+    size = 0
+    for name, t in members:
+        if union:
+            fields.append((name, t, 0))
+            size = max(size, t.size)
+            continue
+        cursor = -(-cursor // t.align) * t.align
+        fields.append((name, t, cursor))
+        cursor += t.size
+        size = cursor
+    size = max(size, 1)
+    return fields, -(-size // alignment) * alignment, alignment
+
