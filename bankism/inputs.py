@@ -48,7 +48,7 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("steps", 1 << 16, "statements", "statements explain interprets, over all blocks"),
     Limit("accesses", 1 << 19, "warp-instructions", "shared-memory warp-instructions explain records"),
     Limit("threads", 1 << 18, "threads", "threads explain simulates (blocks x threads per block)"),
-    Limit("instructions", 1 << 24, "warp-instructions", "warp-instructions one check() evaluates"),
+    Limit("instructions", 1 << 23, "warp-instructions", "warp-instructions one check() evaluates"),
 )}
 
 #: Values given on the command line (``--limit``), which win over the environment.
