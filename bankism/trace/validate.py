@@ -30,13 +30,26 @@ def _is_integer(checker: Any, instance: Any) -> bool:
     return isinstance(instance, int) and not isinstance(instance, bool)
 
 
-@cache
-def _validator() -> Any:
+def strict_validator(document_schema: dict[str, Any]) -> Any:
+    """A draft 2020-12 validator of ``document_schema`` whose "integer" excludes floats and booleans."""
     import jsonschema
 
     base = jsonschema.Draft202012Validator
     checker = base.TYPE_CHECKER.redefine("integer", _is_integer)
-    return jsonschema.validators.extend(base, type_checker=checker)(schema())
+    return jsonschema.validators.extend(base, type_checker=checker)(document_schema)
+
+
+@cache
+def _validator() -> Any:
+    return strict_validator(schema())
+
+
+def schema_error_line(error: Any) -> str:
+    """``sites[0].warps[2].lane_addresses: [1, 2] is too short``: a jsonschema error as one line."""
+    place = _json_path(list(error.absolute_path)) or "document"
+    message = error.message.replace(repr(error.instance), _short(error.instance), 1)
+    message = " ".join(message.split())
+    return f"{place}: {message if len(message) <= 200 else message[:197] + '...'}"
 
 
 
