@@ -24,7 +24,7 @@ JSON_VERSION = 1
 WAIT_NOTICE_SECONDS = 2.0
 
 #: A -D value that is one C integer literal (decimal, hex, octal, binary; u/l suffixes).
-_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$")
+_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$", re.ASCII)
 
 
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
@@ -45,7 +45,7 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
         if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         value = value if sep else "1"
-        if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
+        if _INTEGER_LITERAL.match(value) and (len(value) > 80 or abs(_literal_value(value)) >= 2**64):
             raise BankismError(f"{option} {item!r}: integer constant too large for 64 bits (nvcc refuses it "
                                "too); note that ^ in a C expression is XOR, not a power")
         pairs.append((name.strip(), value))
@@ -100,7 +100,9 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
     def notice() -> None:
         if done.wait(delay):
             return
-        text = (f"interpreting {path}: long loops take time; an endless loop is stopped after "
+        from rich.markup import escape
+
+        text = (f"interpreting {escape(path)}: long loops take time; an endless loop is stopped after "
                 f"{MAX_LOOP_ITERATIONS:,} iterations (shrink sizes with -D)")
         columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
         with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
