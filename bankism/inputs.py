@@ -39,7 +39,7 @@ class Limit:
 LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("trace", 256 << 20, "bytes", "a trace's JSON document"),
     Limit("records", 16 << 30, "bytes", "a trace's .npz records file"),
-    Limit("source", 16 << 20, "bytes", "a CUDA source file, header or stdin given to explain"),
+    Limit("source", 1 << 20, "bytes", "CUDA source explain reads: the file (or stdin) and its headers"),
     Limit("csv", 256 << 20, "bytes", "an ncu CSV export"),
     Limit("json", 256 << 20, "bytes", "an explain --json result given to advise"),
     Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),

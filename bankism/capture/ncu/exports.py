@@ -208,6 +208,8 @@ def _launch_id(row: dict[str, str], source: str) -> int | None:
     """The row's launch ID (ASCII digits, within int64); None for a row without one (units)."""
     text = (row.get("ID") or "").strip()
     if not (text.isascii() and text.isdigit()):
+        if any(c.isdigit() for c in text):  # '²', '٣': digits Python's int() reads differently or not at all
+            raise BankismError(f"{source}: launch ID {text!r} is not a number of ASCII digits")
         return None
     if len(text) > 19 or int(text) > INT64_MAX:
         shown = text if len(text) <= 30 else text[:27] + "..."

@@ -100,7 +100,15 @@ class _QuietPreprocessor(Preprocessor):
         self.errors: list[str] = []
         self.missing: list[str] = []
         self.expansion = Budget("expansion", f"{filename}: macro expansion")
+        #: The ``source`` cap holds for the file and everything it includes, together.
+        self.read = Budget("source", f"{filename} with its #include and -include files")
         self.include_depth = 0
+
+    def text_of(self, path: str, label: str) -> str:
+        """A header's text, read as a regular file and counted against the ``source`` cap."""
+        text = read_text(path, "source", label, errors="replace")
+        self.read.spend(len(text))
+        return text
 
     def expand_macros(self, tokens, expanding_from=[]):  # noqa: ANN001, ANN201, B006 (pcpp's signature)
         expanded = super().expand_macros(tokens, expanding_from)
@@ -130,8 +138,7 @@ class _QuietPreprocessor(Preprocessor):
         if os.path.isdir(includepath):
             raise OSError(f"{includepath}: a directory")
         if os.path.exists(includepath):  # a FIFO, a device or a huge file: refused, not read
-            text = read_text(includepath, "source", f"#include {includepath}", errors="replace")
-            return io.StringIO(text)
+            return io.StringIO(self.text_of(includepath, f"#include {includepath}"))
         return super().on_file_open(is_system_include, includepath)
 
     def on_error(self, file, line, msg):  # noqa: ANN001
@@ -187,11 +194,12 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     text = ""
     for header in pre_includes:
         path = _find_pre_include(header, filename, include_dirs)
-        preprocessor.parse(read_text(path, "source", f"-include {path}", errors="replace"), path)
+        preprocessor.parse(preprocessor.text_of(path, f"-include {path}"), path)
         out = io.StringIO()
         preprocessor.write(out)
         text += out.getvalue()
         preprocessor.temp_path = []
+    preprocessor.read.spend(len(source))
     preprocessor.parse(source, filename)
     out = io.StringIO()
     preprocessor.write(out)
