@@ -31,6 +31,8 @@ from bankism.analyze.verdict import (
     comparisons,
     conflicts_explained,
 )
+from bankism.timing import LaunchFix, SiteExcess, launch_fix
+from bankism.trace.timeblock import launch_time
 from bankism.trace.views import Launch
 from bankism.version import __version__
 
@@ -178,9 +180,21 @@ class LaunchReport:
         return (f"{self.blocks_recorded} of {self.blocks_total} blocks recorded: predictions scaled "
                 f"by {self.blocks_total}/{self.blocks_recorded} = {self.scale:.4g}")
 
+    def fix(self) -> tuple[LaunchFix | None, str | None]:
+        """What removing the launch's conflicts saves in time (``bankism.timing``, docs/time.md), or (None,
+        why it cannot be said: no time block, nothing traced)."""
+        if not self.traced:
+            return None, "profiled only: the trace holds no sites to predict from"
+        time, why = launch_time(self.launch.json)
+        if time is None:
+            return None, why
+        sites = [SiteExcess(s.id, s.site.file, s.site.line, s.excess * self.scale) for s in self.sites]
+        return launch_fix(time, sites, self.measured), None
+
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
         predicted = self.predicted
+        fix, fix_missing = self.fix()
         return {
             "index": self.index, "kernel": self.kernel, "mangled": launch.mangled,
             "grid": list(launch.grid), "block": list(launch.block),
@@ -201,6 +215,8 @@ class LaunchReport:
             "coverage": self.coverage(),
             "async": launch.async_events,
             "async_notes": async_notes(self.launch.async_events),
+            "fix": None if fix is None else fix.to_json(),
+            "fix_missing": fix_missing,
         }
 
 

@@ -11,6 +11,7 @@ padding and swizzle, counting all of the array's sites together with the engine.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Annotated, Any
@@ -112,14 +113,29 @@ def attribute(
     return {name: accesses for name, accesses in by_array.items() if accesses}, left_out
 
 
-def _fix_dict(rank: int, fix: Fix) -> dict[str, Any]:
+def _fix_dict(rank: int, fix: Fix, given: Report) -> dict[str, Any]:
     swizzle = fix.array.swizzle
     return {
         "rank": rank, "kind": fix.kind, "change": fix.change, "code": fix.code,
         "pad": fix.array.pad, "swizzle": [swizzle.bits, swizzle.base, swizzle.shift] if swizzle else None,
         "extra_bytes": fix.extra_bytes, "wavefronts": fix.wavefronts, "ideal": fix.ideal,
-        "excess": fix.excess,
+        "excess": fix.excess, "cycles": _finite(fix.report.cycles),
+        "cycles_removed": _finite(given.cycles - fix.report.cycles),
     }
+
+
+def _finite(value: float) -> float | None:
+    """A cycle count for JSON: None where some instruction has no measured cycle model (NaN)."""
+    return None if math.isnan(value) else value
+
+
+def _cycles_removed(fix: Fix, given: Report) -> str:
+    """What the fix saves of the shared pipe, as a lower bound on time."""
+    if math.isnan(given.cycles - fix.report.cycles):
+        return "  shared-pipe cycles not modelled for these instructions"
+    removed = given.cycles - fix.report.cycles
+    return (f"  removes {removed:,.0f} of the {given.cycles:,.0f} shared-pipe cycles of the accesses "
+            f"as given (a lower bound on the time it saves)")
 
 
 def advise_arrays(
@@ -145,7 +161,7 @@ def _text(results, left_out: list[str], note: str | None) -> str:
                   report.verdict]
         if fixes:
             parts.append("fixes, cheapest first:")
-            parts += [f"{n}. {fix}" for n, fix in enumerate(fixes, 1)]
+            parts += [f"{n}. {fix}\n{_cycles_removed(fix, report)}" for n, fix in enumerate(fixes, 1)]
         else:
             parts.append("no padding or swizzle does better than the layout as given")
         parts.append("")
@@ -161,7 +177,7 @@ def _json(results, left_out: list[str], source: str, arch: str, note: str | None
         "note": note,
         "arrays": [
             {"name": array.name, "declaration": array.declaration, "base": array.base,
-             "given": report.to_dict(), "fixes": [_fix_dict(n, f) for n, f in enumerate(fixes, 1)]}
+             "given": report.to_dict(), "fixes": [_fix_dict(n, f, report) for n, f in enumerate(fixes, 1)]}
             for array, report, fixes in results
         ],
         "left_out": left_out,

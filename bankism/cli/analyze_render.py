@@ -28,6 +28,7 @@ from bankism.analyze import (
 )
 from bankism.cli.pipe import StdoutClosed
 from bankism.engine.bankmap import BankMap, lanes_text
+from bankism.timing.text import fix_line
 from bankism.trace.views import Site
 
 #: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
@@ -359,6 +360,7 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
                 for note in comparison_notes(launch):
                     console.print(note, markup=False, soft_wrap=unwrapped)
         console.print(_agreement(launch), soft_wrap=unwrapped)
+        console.print(fix_line(*launch.fix()), markup=False, soft_wrap=unwrapped, highlight=False)
         unrecorded = _unrecorded(launch)
         if unrecorded:
             console.print(unrecorded, soft_wrap=unwrapped)

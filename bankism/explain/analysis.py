@@ -17,6 +17,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
+from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.values import Scalar
 from bankism.inputs import Budget, limit, over_limit
@@ -55,11 +56,18 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
     notes: list[str] = []
     first = None
+    instances, ran = None, None
+    if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
+        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
+        scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
+        scout.steps = steps
+        scout.run()
+        instances, ran = scout.discovered, scout.owner_calls
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
-                          lambda m: captured.append(_capture(m, options.arch)))
+                          lambda m: captured.append(_capture(m, options.arch)), instances, ran)
         machine.steps = steps
         machine.run()
         first = first or machine  # the other blocks' machines are dropped: memory stays flat
@@ -77,7 +85,8 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
         template, {p.name: param_values.get(p.name) for p in kernel.params
-                   if p.type.pointers == 0 and not p.type.dims},
+                   if p.type.pointers == 0 and not p.type.dims} | {
+                       name: value for name, value in param_values.items() if "." in name},
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
@@ -135,7 +144,8 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     reserved.update(_signature_names(program.pre.text))
-    macros = {name: value for name, value in defines.items() if name not in reserved}
+    macros = {name: value for name, value in defines.items()
+              if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
     return parse(preprocess(source, filename, macros, *paths))
 
 
@@ -330,6 +340,13 @@ def _param_values(
     kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, int | float | None]:
     values: dict[str, int | float | None] = {}
+    names = {p.name for p in kernel.params}
+    for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
+        if "." in name and name.split(".")[0] in names:
+            try:
+                values[name] = parse_number(text.strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {name}={text}: not a number") from None
     for position, param in enumerate(kernel.params):
         if param.name in defines:
             try:

@@ -147,7 +147,10 @@ class HostScope:
             return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
         if kind == "sizeof_expression":
             type_node = node.child_by_field_name("type")
-            t = C.lookup(" ".join(node_text(type_node).split())) if type_node is not None else None
+            if type_node is None:  # `sizeof(half)`: a type name the grammar reads as an expression
+                type_node = node.child_by_field_name("value")
+            written = node_text(type_node).strip("() \t") if type_node is not None else ""
+            t = C.lookup(" ".join(written.split())) if written else None
             if t is None:
                 raise HostUnknown(node_text(node))
             return t.size

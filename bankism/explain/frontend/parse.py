@@ -50,6 +50,7 @@ class Program:
     globals: list[S.Decl] = field(default_factory=list)
     structs: dict[str, list[S.StructDef]] = field(default_factory=dict)
     aliases: dict[str, S.TypeName] = field(default_factory=dict)
+    enums: list[S.EnumDef] = field(default_factory=list)
     _bodies: dict[int, S.Block] = field(default_factory=dict)
 
     @property
@@ -95,6 +96,7 @@ def parse(pre: Preprocessed) -> Program:
     globals_ = []
     structs: dict[str, list[S.StructDef]] = {}
     aliases: dict[str, S.TypeName] = {}
+    enums: list[S.EnumDef] = []
     for node, scope in _walk_with_scope(tree.root_node):
         kind = node.type
         parent = node.parent.type if node.parent is not None else ""
@@ -108,8 +110,15 @@ def parse(pre: Preprocessed) -> Program:
                 aliases[name] = type_name
         elif kind in RECORDS and node.child_by_field_name("body") is not None and scope is None:
             struct = converter.struct(node)
-            if struct is not None:
+            todo = [struct] if struct is not None else []
+            while todo:  # with the unnamed structs and unions defined inside it
+                struct = todo.pop()
                 structs.setdefault(struct.name, []).append(struct)
+                todo.extend(struct.nested)
+        elif kind == "enum_specifier" and scope is None and not _in_record(node):
+            enum = converter.enum(node)
+            if enum is not None:
+                enums.append(enum)
         elif kind == "function_definition" and not _is_member(node):
             function = converter.safe_function(node)
             if function is not None:
@@ -118,7 +127,17 @@ def parse(pre: Preprocessed) -> Program:
             launch = converter.launch(node, scope)
             if launch is not None:
                 launches.append(launch)
-    return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases)
+    return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases, enums)
+
+
+def _in_record(node: Node) -> bool:
+    """Whether ``node`` is inside a struct, class or union body (its names are members)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "field_declaration_list":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _check_nesting(root: Node, pre: Preprocessed) -> None:

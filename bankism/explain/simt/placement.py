@@ -8,13 +8,14 @@ NVVM moves a module-level array that only one kernel of the file uses into that 
 ahead of the kernel's own arrays, in source order; an array that two or more kernels use
 stays at module scope, after the kernel's own arrays, in source order. Which kernels use
 an array is read from the file's call graph (by name). Where that count is not knowable
-from the source (a template kernel, whose instantiations each count; a static array in a
-template ``__device__`` function, one array per instantiation) the array is refused."""
+from the source (an array used only by a template kernel, whose instantiations each count)
+the array is refused. A static array in a template ``__device__`` function is one array per
+instantiation: those are placed by template_shared.py (``plan.templated`` lists them)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
@@ -113,12 +114,14 @@ class OuterPlan:
     before: list[OuterShared]
     after: list[OuterShared]
     refused: list[tuple[OuterShared, str]]
+    #: Static arrays of template __device__ functions the kernel may call (one per instantiation).
+    templated: list[OuterShared] = field(default_factory=list)
 
 
 def plan_outer(program, kernel: S.Function) -> OuterPlan:  # noqa: ANN001
     """Split the outer __shared__ arrays ``kernel`` uses as nvcc places them."""
     outers = outer_shared(program)
-    plan = OuterPlan([], [], [])
+    plan = OuterPlan([], [], [], [])
     if not outers:
         return plan
     mine = kernel_reach(program, kernel)
@@ -129,9 +132,7 @@ def plan_outer(program, kernel: S.Function) -> OuterPlan:  # noqa: ANN001
         where = ("a __device__ function's static __shared__ array" if outer.owner is not None
                  else "a file-scope __shared__ array")
         if outer.owner is not None and outer.owner.template_params:
-            plan.refused.append((outer,
-                f"unsupported construct: {where} in a template function ({outer.owner.name}): each "
-                "instantiation has its own array, and where nvcc places them is not modelled"))
+            plan.templated.append(outer)
             continue
         users = [k for k, reach in others if _uses(outer, reach)]
         if not users and kernel.template_params:
