@@ -187,6 +187,8 @@ def file_name(path: object, label: str | None = None) -> str:
         raise BankismError(f"{label or 'input'}: the file name is empty")
     if "\0" in name:
         raise BankismError(f"{label or 'input'}: the file name contains a NUL character")
+    if name.endswith(("/", os.sep)) and not os.path.isdir(name):  # Path() would drop the "/" and read a file
+        raise BankismError(f"{name}: ends with '/', which names a folder, but {name.rstrip('/')} is not one")
     return name
 
 

@@ -181,9 +181,12 @@ def evaluation_chunks(
         raise over_limit("instructions", total * places.threads.warps,
                          f"{access.label}: {total:,} loop value(s) x {places.threads.warps} warp(s)")
 
+    # the loop values as read once: an iterator given as a loop's values would be empty the second time
+    read_once = {**dict(loops or {}), **dict(zip(places.loop_names, places.loop_lists, strict=True))}
+
     def pieces() -> Iterator[Evaluated]:
         for start in range(0, total, per_piece):
-            yield evaluate_access(access, block, loops, range(start, min(total, start + per_piece)))
+            yield evaluate_access(access, block, read_once, range(start, min(total, start + per_piece)))
 
     return places, pieces()
 

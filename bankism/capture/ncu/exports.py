@@ -143,6 +143,8 @@ def parse_count(text: str, unit: str, where: str) -> int | None:
     cleaned = text.strip().replace(",", "")
     if not cleaned or cleaned.lower() in ("n/a", "-"):
         return None
+    if not cleaned.isascii():  # Decimal would read other scripts' digits ('٣' as 3)
+        raise BankismError(f"{where}: {text.strip()!r} is not a number")
     try:
         value = decimal.Decimal(cleaned)
     except decimal.InvalidOperation:
