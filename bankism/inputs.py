@@ -43,7 +43,7 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("csv", 256 << 20, "bytes", "an ncu CSV export"),
     Limit("json", 256 << 20, "bytes", "an explain --json result given to advise"),
     Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),
-    Limit("nesting", 200, "levels", "nesting of the parsed source: blocks, parentheses, operators"),
+    Limit("nesting", 128, "levels", "nesting of the parsed source: blocks, parentheses, operators"),
     Limit("includes", 64, "levels", "#include files open inside one another"),
     Limit("steps", 1 << 16, "statements", "statements explain interprets, over all blocks"),
     Limit("accesses", 1 << 19, "warp-instructions", "shared-memory warp-instructions explain records"),

@@ -296,12 +296,12 @@ def test_the_api_refuses_wrong_types_and_sizes_in_one_line(tmp_path):
 def test_limits_are_raised_by_option_and_environment(tmp_path):
     """A budget that refuses an input lets it through once raised, by --limit or BANKISM_LIMITS."""
     deep = tmp_path / "deep.cu"
-    deep.write_text(kernel("{" * 150 + "s[threadIdx.x] = 1;" + "}" * 150))
-    assert "over the nesting limit" in one_line_error(run_cli("--limit", "nesting=100", "explain", deep))
+    deep.write_text(kernel("{" * 100 + "s[threadIdx.x] = 1;" + "}" * 100))
+    assert "over the nesting limit" in one_line_error(run_cli("--limit", "nesting=60", "explain", deep))
     assert run_cli("explain", deep).returncode == 0
-    refused = run_cli("explain", deep, env={inputs.ENVIRONMENT: "nesting=100"})
+    refused = run_cli("explain", deep, env={inputs.ENVIRONMENT: "nesting=60"})
     assert "over the nesting limit" in one_line_error(refused)
-    raised = run_cli("--limit", "nesting=400", "explain", deep, env={inputs.ENVIRONMENT: "nesting=100"})
+    raised = run_cli("--limit", "nesting=400", "explain", deep, env={inputs.ENVIRONMENT: "nesting=60"})
     assert raised.returncode == 0
     assert inputs.parse_limits(["source=64M,steps=1e6", "trace=unlimited"], "x") == {
         "source": 64 << 20, "steps": 10**6, "trace": 1 << 62}

@@ -188,6 +188,22 @@ def _missing_headers(program: Program) -> str:
     return f"; #include {listed} not found (give the directory with -I DIR)"
 
 
+def _parse_error(program: Program) -> str:
+    """Where the source stops parsing, when it does (unbalanced brackets hide a kernel)."""
+    if not program.root.has_error:
+        return ""
+    node = program.root
+    while node.has_error:  # descend towards the first error
+        child = next((c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing), None)
+        if child is None or child is node:
+            break
+        node = child
+        if node.type == "ERROR" or node.is_missing:
+            break
+    file, line = program.pre.origin(node.start_point.row)
+    return f"; the source does not parse near {file}:{line}"
+
+
 def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Function:
     kernels = program.kernels
     names = ", ".join(dict.fromkeys(k.name for k in kernels))
@@ -200,7 +216,8 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
             )
         return matches[0]
     if not kernels:
-        raise BankismError(f"{filename}: no __global__ kernel found" + _missing_headers(program))
+        raise BankismError(f"{filename}: no __global__ kernel found" + _parse_error(program)
+                           + _missing_headers(program))
     if len({k.name for k in kernels}) > 1:
         raise BankismError(f"{filename} defines several kernels ({names}): choose one with --kernel NAME")
     return kernels[0]
