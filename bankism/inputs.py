@@ -37,11 +37,11 @@ class Limit:
 
 #: Every limit, by name. Sizes are bytes of one file; budgets count work of one command.
 LIMITS: dict[str, Limit] = {item.name: item for item in (
-    Limit("trace", 256 << 20, "bytes", "a trace's JSON document"),
+    Limit("trace", 64 << 20, "bytes", "a trace's JSON document"),
     Limit("records", 16 << 30, "bytes", "a trace's .npz records file"),
     Limit("source", 1 << 20, "bytes", "CUDA source explain reads: the file (or stdin) and its headers"),
-    Limit("csv", 256 << 20, "bytes", "an ncu CSV export"),
-    Limit("json", 256 << 20, "bytes", "an explain --json result given to advise"),
+    Limit("csv", 8 << 20, "bytes", "an ncu CSV export"),
+    Limit("json", 8 << 20, "bytes", "an explain --json result given to advise"),
     Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),
     Limit("nesting", 128, "levels", "nesting of the parsed source: blocks, parentheses, operators"),
     Limit("includes", 64, "levels", "#include files open inside one another"),
