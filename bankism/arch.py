@@ -22,6 +22,12 @@ LANES = 32
 FULL_MASK = (1 << LANES) - 1
 #: Threads a CUDA block may have.
 MAX_THREADS_PER_BLOCK = 1024
+#: Largest block dimensions (x, y, z) and grid dimensions CUDA allows (compute capability 3.0 to 9.0;
+#: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability").
+MAX_BLOCK_DIMS = (1024, 1024, 64)
+MAX_GRID_DIMS = (2**31 - 1, 65535, 65535)
+#: Every integer bankism reads from a file or an argument is a 64-bit signed integer.
+INT64_MAX = 2**63 - 1
 #: Lanes that give the row addresses of one 8x8 matrix of ldmatrix/stmatrix (lanes 8k..8k+7 for matrix k).
 LANES_PER_MATRIX = 8
 #: Bytes of one matrix row that ldmatrix/stmatrix move per row address (8 x 16-bit elements).
@@ -300,6 +306,24 @@ SM90 = Architecture(
 )
 
 ARCHITECTURES: dict[str, Architecture] = {SM90.name: SM90}
+
+
+def launch_shape_problem(grid: object, block: object) -> str | None:
+    """What is wrong with a ``<<<grid, block>>>`` shape (dimensions below 1 or past CUDA's limits,
+    more than MAX_THREADS_PER_BLOCK threads), naming the dimension and the limit; None when valid."""
+    for what, dims, limits in (("grid", grid, MAX_GRID_DIMS), ("block", block, MAX_BLOCK_DIMS)):
+        values = list(dims)  # type: ignore[call-overload]
+        for axis, value, most in zip("xyz", values, limits, strict=True):
+            if not isinstance(value, int) or isinstance(value, bool):
+                return f"{what} {values}: {what}.{axis} {value!r} is not an integer"
+            if value < 1:
+                return f"{what} {tuple(values)} has a dimension below 1"
+            if value > most:
+                return f"{what} {tuple(values)}: {what}.{axis} {value:,} is past CUDA's limit of {most:,}"
+    threads = block[0] * block[1] * block[2]  # type: ignore[index]
+    if threads > MAX_THREADS_PER_BLOCK:
+        return f"block {tuple(block)} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"  # type: ignore[call-overload]
+    return None
 
 
 def get_arch(name: str) -> Architecture:

@@ -10,7 +10,9 @@ written or that is one of the inputs.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -39,7 +41,9 @@ def temporary_sibling(path: str | os.PathLike[str], what: str | None = None) -> 
     target = Path(path)
     label = what or str(target)
     try:
-        handle, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        # the target's name, cut to 64 characters: a name near the file system's 255-byte limit still
+        # leaves room for the temporary's prefix and suffix
+        handle, name = tempfile.mkstemp(prefix=f".{target.name[:64]}.", suffix=".tmp", dir=target.parent)
     except OSError as error:
         raise BankismError(f"{label}: cannot write into {target.parent or '.'}: {_why(error)}") from None
     os.close(handle)
@@ -78,14 +82,41 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
+def output_path(value: str | os.PathLike[str], option: str) -> Path:
+    """An output file named on the command line, as a Path: an empty name, or one ending in ``/``
+    (which names a folder), is refused before ``Path`` would turn ``out/`` into ``out``."""
+    text = os.fspath(value)
+    if text == "":
+        raise BankismError(f"{option}: the file name is empty")
+    if text.endswith(("/", os.sep)):
+        raise BankismError(f"{option} {text}: ends with '/', which names a folder; give a file name")
+    if "\0" in text:
+        raise BankismError(f"{option}: the file name contains a NUL character")
+    return Path(text)
+
+
 def check_output(
     path: str | os.PathLike[str], option: str, inputs: Iterable[str | os.PathLike[str] | None] = (),
 ) -> Path:
-    """Refuse, before any work, an output that is an input, a directory, or in a missing/read-only folder.
+    """Refuse, before any work, an output that is an input, a directory, not a regular file, or in a
+    missing/read-only folder; any OSError while checking (a name too long) is one line too.
 
     ``option`` names the output in the message (``-o``, ``--png``, ...). Returns the path.
     """
-    target = Path(path)
+    target = output_path(path, option)
+    try:
+        return _check_output(target, option, inputs)
+    except OSError as error:
+        raise BankismError(f"{option} {target}: {_why_short(error)}") from None
+
+
+def _why_short(error: OSError) -> str:
+    if error.errno == errno.ENAMETOOLONG:
+        return "file name too long"
+    return _why(error)
+
+
+def _check_output(target: Path, option: str, inputs: Iterable[str | os.PathLike[str] | None]) -> Path:
     for given in inputs:
         if given is not None and _same_file(target, Path(given)):
             raise BankismError(f"{option} {target}: is the input {given}; bankism never overwrites "
@@ -99,6 +130,9 @@ def check_output(
         raise BankismError(f"{option} {target}: {folder} is not a folder")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise BankismError(f"{option} {target}: folder {folder} is not writable")
+    if target.exists() and not stat.S_ISREG(os.stat(target).st_mode):
+        raise BankismError(f"{option} {target}: is not a regular file (a device, FIFO or socket); "
+                           "bankism writes only regular files")
     if target.exists() and not os.access(target, os.W_OK) and not os.access(folder, os.W_OK):
         raise BankismError(f"{option} {target}: not writable")
     return target

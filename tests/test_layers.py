@@ -18,6 +18,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "version": 0,
     "files": 0,
+    "inputs": 0,
     "arch": 1,
     "isa": 1,
     "engine": 2,

@@ -19,6 +19,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("engine/kernel.py", "_word_max"): "the two halves of a 64-bit register in a SWAR maximum",
     ("engine/kernel.py", "_histogram_max"): "4 registers of 8 byte counters: the keys the SWAR path holds",
     ("explain/cuda/arithmetic.py", "INT_BITS"): "the width of CUDA's int, for the bit intrinsics",
+    ("explain/frontend/expressions.py", "parse_number"): "the width of CUDA's unsigned int, for -1u",
     ("explain/simt/calls.py", "MAX_CALL_DEPTH"): "the interpreter's recursion limit",
     ("explain/simt/repeat.py", "MIN_TRIPS"): "loops shorter than this run as usual: a speed threshold",
     ("review/access.py", "threads"): "the size of an lru_cache",

@@ -26,7 +26,7 @@ from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simul
 from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
-from bankism.trace.validate import address_error
+from bankism.trace.validate import address_error, site_slots
 from bankism.trace.views import Launch, TraceSite
 
 #: Records read and simulated per chunk, so memory stays flat whatever the trace size. Measured on a
@@ -86,10 +86,7 @@ class _Batcher:
         self.arch = arch
         self.label = label
         self.ids = sorted(stats)
-        size = max([s.id for s in launch.sites] + self.ids + [0]) + 1
-        self.slot_of_site = np.full(size, -1, np.int32)
-        for k, site_id in enumerate(self.ids):
-            self.slot_of_site[site_id] = k
+        self.sorted_ids = np.asarray(self.ids, np.int64)
         self.modelled = [k for k, site_id in enumerate(self.ids) if not stats[site_id].unmodelled]
         self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
         self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
@@ -103,7 +100,7 @@ class _Batcher:
         """
         if len(chunk) == 0:
             return
-        slot = self.slot_of_site[np.minimum(chunk.site, self.slot_of_site.size - 1)]
+        slot = site_slots(self.sorted_ids, chunk.site)
         counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
         for k in np.flatnonzero(counted):
             entry = self.stats[self.ids[k]]

@@ -7,17 +7,18 @@ stdout (``bankism analyze T.json | head -1``) ends the program quietly with exit
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from typer import _click as click
 from typer.core import TyperCommand, TyperGroup
 
-from bankism.cli.pipe import GuardedStdout, StdoutClosed
+from bankism.cli.pipe import GuardedStdout, StdoutClosed, StdoutFailed
 from bankism.errors import BankismError
 from bankism.version import __version__
 
@@ -135,8 +136,15 @@ def _print_version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version, metavar="",
                                  help="Print bankism's version and exit."),
+    limit: Annotated[list[str] | None, typer.Option(
+        "--limit", metavar="NAME=VALUE",
+        help="Raise a size cap or work budget, e.g. --limit source=64M (docs/cli.md lists them); "
+             "repeatable. BANKISM_LIMITS does the same.")] = None,
 ) -> None:
     """Shared-memory wavefronts and bank conflicts of CUDA warps, exactly and without a GPU."""
+    from bankism import inputs
+
+    inputs.set_limits(limit or [])
 
 
 #: Metavars shown in --help for values of these types (Typer would print <int>, <list[str]>, <bool>).
@@ -170,20 +178,39 @@ def _one_line(text: str) -> str:
     return " ".join(part.strip() for part in str(text).splitlines() if part.strip())
 
 
-def _quiet_broken_pipe() -> None:
-    """The reader of stdout went away: drop what is left unwritten and exit 0 without a word."""
+def _drop_stdout() -> None:
+    """Point stdout at /dev/null, so that what is left unwritten cannot fail again at exit."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):
+    except (OSError, ValueError, AttributeError):
         pass
+
+
+def _quiet_broken_pipe() -> None:
+    """The reader of stdout went away: drop what is left unwritten and exit 0 without a word."""
+    _drop_stdout()
     sys.exit(0)
+
+
+def _lenient_streams() -> None:
+    """Characters the terminal's encoding lacks (PYTHONIOENCODING=ascii, a file name's undecodable
+    bytes) are written escaped instead of ending the command with a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            with contextlib.suppress(ValueError, OSError):
+                reconfigure(errors="backslashreplace")
 
 
 def main(args: list[str] | None = None) -> None:
     """Run the CLI; bad input becomes a one-line `error:` message and exit code 2."""
     from typer._click.exceptions import NoArgsIsHelpError, UsageError
 
+    from bankism import inputs
+
+    inputs.reset_limits()
+    _lenient_streams()
     real_stdout = sys.stdout
     sys.stdout = GuardedStdout(real_stdout)  # type: ignore[assignment]
     try:
@@ -192,6 +219,11 @@ def main(args: list[str] | None = None) -> None:
     except (StdoutClosed, BrokenPipeError):
         sys.stdout = real_stdout
         _quiet_broken_pipe()
+    except StdoutFailed as error:
+        sys.stdout = real_stdout
+        _drop_stdout()
+        print(f"error: cannot write to stdout: {error}", file=sys.stderr)
+        sys.exit(2)
     except BankismError as error:
         print(f"error: {_one_line(str(error))}", file=sys.stderr)
         sys.exit(2)

@@ -14,14 +14,13 @@ import json
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any
 
 import numpy as np
 import typer
 
 from bankism.arch import DECLARED_ARRAY_ALIGN, DEFAULT_ARCH, LANES, get_arch, window_base
+from bankism.cli.advise_input import RecordedSite, load_input, sites_from_explain, sites_from_trace  # noqa: F401
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
 from bankism.version import __version__
@@ -35,39 +34,9 @@ ARRAY_HELP = (
 
 _SPEC = re.compile(
     r"^(?P<name>[A-Za-z_]\w*):(?P<dtype>[A-Za-z_][\w ]*?)\s*(?P<dims>(\[\d+\])+)"
-    r"(\+(?P<pad>\d+))?(\^(?P<swizzle>\d+,\d+,-?\d+))?(@(?P<base>0x[0-9a-fA-F]+|\d+))?$"
+    r"(\+(?P<pad>\d+))?(\^(?P<swizzle>\d+,\d+,-?\d+))?(@(?P<base>0x[0-9a-fA-F]+|\d+))?$",
+    re.ASCII,  # digits are 0-9 only: int() would take other scripts' digits, or fail on '²'
 )
-
-
-@dataclass(frozen=True)
-class RecordedSite:
-    """One access site of the input: how it moves data and every warp-instruction's lane addresses."""
-
-    label: str
-    op: str
-    width: int
-    matrices: int | None
-    addresses: np.ndarray
-    active: np.ndarray
-    places: Sequence[str]
-    array: str | None = None
-
-
-class _TracePlaces(Sequence):
-    """"launch 0, block (1,0,0) warp 3, record 17" for each record of a site, made on demand."""
-
-    def __init__(self, launch: int, blocks: np.ndarray, warps: np.ndarray, records: np.ndarray) -> None:
-        self.launch, self.blocks, self.warps, self.records = launch, blocks, warps, records
-
-    def __len__(self) -> int:
-        return int(self.records.shape[0])
-
-    def __getitem__(self, i):
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        block = ",".join(str(int(v)) for v in self.blocks[i])
-        return (f"launch {self.launch}, block ({block}) warp {int(self.warps[i])}, "
-                f"record {int(self.records[i])}")
 
 
 def parse_array_spec(spec: str, default_base: int) -> SharedArray:
@@ -113,74 +82,6 @@ def declare_arrays(specs: Sequence[str], base: int, arch: str = DEFAULT_ARCH) ->
         end = array.base + array.nbytes
         next_base = -(-end // DECLARED_ARRAY_ALIGN) * DECLARED_ARRAY_ALIGN
     return arrays
-
-
-def sites_from_trace(doc: dict[str, Any], launch: int | None) -> list[RecordedSite]:
-    """Every (launch, site) of a loaded trace with the lane addresses of all its records."""
-    launches = doc["launches"] if launch is None else [e for e in doc["launches"] if e["index"] == launch]
-    if not launches:
-        known = ", ".join(str(e["index"]) for e in doc["launches"]) or "none"
-        raise BankismError(f"--launch {launch}: the trace holds launches {known}")
-    sites = []
-    for entry in launches:
-        records = entry["records"]
-        for site in entry["sites"]:
-            rows = np.flatnonzero(records["site"] == site["id"])
-            if rows.size == 0:
-                continue
-            where = f" {site['file']}:{site['line']}" if site.get("file") else ""
-            label = f"launch {entry['index']} site {site['id']} ({site.get('sass') or site['op']}{where})"
-            places = _TracePlaces(entry["index"], records["block"][rows], records["warp"][rows], rows)
-            sites.append(RecordedSite(
-                label=label, op=site["op"], width=int(site["width"]), matrices=site.get("matrices"),
-                addresses=records["addresses"][rows], active=records["active"][rows].astype(np.int64),
-                places=places,
-            ))
-    return sites
-
-
-def sites_from_explain(doc: dict[str, Any]) -> tuple[list[RecordedSite], list[dict[str, Any]]]:
-    """The sites of an ``explain --json`` result and the shared arrays it declares.
-
-    explain keeps the lane addresses of one execution per (block, warp): a site in a loop
-    contributes its first iteration only.
-    """
-    sites = []
-    for n, site in enumerate(doc.get("sites", [])):
-        warps = site.get("warps") or []
-        if not warps:
-            continue
-        what = site.get("expression") or site.get("array", "?")
-        label = f"line {site.get('line', '?')}: {site.get('op', 'load')} {what}"
-        rows, masks, places = [], [], []
-        for k, warp in enumerate(warps):
-            lanes = warp.get("lane_addresses", warp.get("addresses"))
-            if lanes is None or len(lanes) != LANES:
-                raise BankismError(f"explain result: site {n} ({label}) warp {k}: expected 32 lane addresses")
-            rows.append([0 if a is None else int(a) for a in lanes])
-            masks.append(sum(1 << lane for lane, a in enumerate(lanes) if a is not None))
-            block = ",".join(str(v) for v in warp.get("block", []))
-            number = warp.get("warp", k)
-            places.append(f"block ({block}) warp {number}" if block else f"warp {number}")
-        sites.append(RecordedSite(
-            label=label, op=site.get("op", "load"), width=int(site["width"]), matrices=site.get("matrices"),
-            addresses=np.asarray(rows, np.int64), active=np.asarray(masks, np.int64), places=places,
-            array=site.get("shared_array") or site.get("array"),
-        ))
-    return sites, _explain_arrays(doc)
-
-
-def _explain_arrays(doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Array declarations an explain result carries (``shared_arrays``, else the snapshot's)."""
-    found = doc.get("shared_arrays") or (doc.get("snapshot") or {}).get("arrays") or {}
-    if isinstance(found, dict):
-        return [{"name": name, **info} for name, info in found.items()]
-    return list(found)
-
-
-def _array_from_explain(info: dict[str, Any]) -> SharedArray:
-    return SharedArray(info["dtype"], tuple(info["shape"]), pad=int(info.get("pad", 0)),
-                       base=int(info.get("base_offset", info.get("base", 0))), name=info["name"])
 
 
 def _covers(array: SharedArray, site: RecordedSite) -> bool:
@@ -283,36 +184,12 @@ def _json(results, left_out: list[str], source: str, arch: str, note: str | None
     }, indent=2)
 
 
-def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite], list[SharedArray], str]:
-    """(kind, sites, arrays the input declares, arch) of a trace or an explain result."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BankismError(f"{path}: no such file") from None
-    except OSError as error:
-        raise BankismError(f"{path}: cannot read: {error.strerror or error}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise BankismError(f"{path}: not a JSON document ({error})") from None
-    except RecursionError:
-        raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
-    if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
-        from bankism.trace import load
-
-        loaded = load(path)
-        return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
-    if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
-                                  or isinstance(doc.get("sites"), list)):
-        sites, infos = sites_from_explain(doc)
-        return "explain", sites, [_array_from_explain(i) for i in infos], doc.get("arch", DEFAULT_ARCH)
-    raise BankismError(f"{path}: neither a bankism trace nor an `explain --json` result")
-
-
 def register(app: typer.Typer) -> None:
     """Add the `advise` command to ``app``."""
 
     @app.command("advise")
     def advise_command(
-        source: Annotated[Path, typer.Argument(help=SOURCE_HELP)],
+        source: Annotated[str, typer.Argument(help=SOURCE_HELP)],
         array: Annotated[list[str] | None, typer.Option("--array", help=ARRAY_HELP)] = None,
         launch: int = typer.Option(None, help="Only this launch of a trace (its index)."),
         limit: int = typer.Option(5, help="How many fixes to list per array."),

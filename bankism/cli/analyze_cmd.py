@@ -13,6 +13,7 @@ from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -113,7 +114,7 @@ def _open_with_progress(path: str, enabled: bool, console: Console | None = None
     if not enabled or size < LOAD_NOTICE_BYTES:
         return open_trace(path)
     hint = "" if size < LOAD_HINT_BYTES else "; the .npz form loads faster (docs/analyze.md)"
-    label = TextColumn(f"loading {path} ({size / 1e6:,.0f} MB{hint}): " + "{task.description}")
+    label = TextColumn(f"loading {escape(path)} ({size / 1e6:,.0f} MB{hint}): " + "{task.description}")
     columns = (SpinnerColumn(), label, TimeElapsedColumn())
     with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
         task = progress.add_task("reading", total=None)
@@ -198,10 +199,10 @@ def register(app: typer.Typer) -> None:
         if png is not None:
             title = f"launch {report.index}, site {stats.id}: {result.describe(0)}"
             draw_png(bank_map, title, Path(png))
-            console.print(f"bank map drawn to {png}")
+            console.print(f"bank map drawn to {png}", markup=False)
         if svg is not None:
             from bankism.render.html import BankPicture, standalone_svg
 
             caption = f"launch {report.index}, site {stats.id}: {result.describe(0)}"
             write_text(svg, standalone_svg(BankPicture.of(bank_map, caption, int(result.ideal[0]))), "--svg")
-            console.print(f"bank map drawn to {svg}")
+            console.print(f"bank map drawn to {svg}", markup=False)

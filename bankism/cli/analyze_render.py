@@ -13,6 +13,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -143,7 +144,7 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
         table = _new_table(headers, footers, set(range(4, 10)), wide)
         for stats in report.sites:
             table.add_row(
-                str(stats.id), stats.site.sass or "", _place(stats.site),
+                str(stats.id), Text(stats.site.sass or ""), Text(_place(stats.site)),
                 _op_text(stats.site),
                 _number(stats.executions), _number(stats.wavefronts), _number(stats.ideal),
                 _excess_cell(stats.excess), _number(stats.conflicts), _number(stats.cycles),
@@ -156,9 +157,9 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
     table = _new_table(headers, footers, set(range(3, 8)), wide)
     for stats in report.sites:
         table.add_row(
-            str(stats.id), _short_sass(stats.site), _short_source(stats.site), _number(stats.executions),
-            _number(stats.wavefronts), _excess_cell(stats.excess), _number(stats.conflicts),
-            _number(stats.cycles),
+            str(stats.id), Text(_short_sass(stats.site)), Text(_short_source(stats.site)),
+            _number(stats.executions), _number(stats.wavefronts), _excess_cell(stats.excess),
+            _number(stats.conflicts), _number(stats.cycles),
         )
     return table
 
@@ -188,7 +189,7 @@ def line_table(report: LaunchReport, wide: bool = False) -> Table:
         for line in lines:
             first = line.sites[0].site
             sass = ",".join(sorted({s.site.sass or "?" for s in line.sites}))
-            table.add_row(_place(first), line.op, _ranges([s.id for s in line.sites]), sass,
+            table.add_row(Text(_place(first)), line.op, _ranges([s.id for s in line.sites]), Text(sass),
                           _number(line.executions), _number(line.wavefronts), _number(line.ideal),
                           _excess_cell(line.excess), _number(line.conflicts), _number(line.cycles),
                           _line_worst_text(line))
@@ -199,7 +200,7 @@ def line_table(report: LaunchReport, wide: bool = False) -> Table:
                _number(totals["cycles"]))
     table = _new_table(headers, footers, set(range(2, 8)), wide)
     for line in lines:
-        table.add_row(_short_source(line.sites[0].site), line.op, str(len(line.sites)),
+        table.add_row(Text(_short_source(line.sites[0].site)), line.op, str(len(line.sites)),
                       _number(line.executions), _number(line.wavefronts), _excess_cell(line.excess),
                       _number(line.conflicts), _number(line.cycles))
     return table
@@ -242,7 +243,7 @@ def comparison_notes(report: LaunchReport) -> list[str]:
 def _launch_heading(report: LaunchReport) -> str:
     launch = report.launch
     return (
-        f"[bold]launch {report.index}[/bold]: {report.kernel}\n"
+        f"[bold]launch {report.index}[/bold]: {escape(report.kernel)}\n"
         f"grid {list(launch.grid)} x block {list(launch.block)}, shared memory {launch.shared_static} B "
         f"static + {launch.shared_dynamic} B dynamic; {report.records:,} warp-instructions recorded; "
         f"{report.scaling_note()}"
@@ -274,7 +275,7 @@ def _verdict(report: LaunchReport) -> str:
         text = (
             f"[bold red]{len(conflicted)} of {len(report.sites)} sites have bank conflicts[/bold red]: "
             f"{_number(totals['excess'])} excess wavefronts ({share:.1%} of all recorded wavefronts); "
-            f"most at site {worst.id} ({_place(worst.site)}). `bankism show TRACE --site {worst.id} "
+            f"most at site {worst.id} ({escape(_place(worst.site))}). `bankism show TRACE --site {worst.id} "
             f"--launch {report.index}` draws its worst warp."
         )
         if measured is not None:
@@ -319,8 +320,8 @@ def _unrecorded(report: LaunchReport) -> str | None:
     found = report.launch.unrecorded_shared or []
     if not found:
         return None
-    parts = [f"{item['instructions']} x {item['sass']} at "
-             f"{_source_text(item.get('file'), item.get('line'))} ({item['what']})"
+    parts = [escape(f"{item['instructions']} x {item['sass']} at "
+                    f"{_source_text(item.get('file'), item.get('line'))} ({item['what']})")
              for item in found]
     return ("[yellow]Not in the prediction[/yellow]: the kernel's code also holds shared-memory instructions "
             "the tracer does not record: " + "; ".join(parts) + ".")
@@ -339,8 +340,8 @@ def coverage_text(report: LaunchReport) -> str:
     ]
     for stats in report.unmodelled:
         opcode = stats.site.sass or stats.site.op
-        lines.append(f"  site {stats.id} ({_place(stats.site)}, {opcode}, {stats.op_class}): "
-                     f"{stats.executions:,} warp-instructions; {stats.unmodelled}")
+        lines.append(escape(f"  site {stats.id} ({_place(stats.site)}, {opcode}, {stats.op_class}): "
+                            f"{stats.executions:,} warp-instructions; {stats.unmodelled}"))
     return "\n".join(lines + unrecorded)
 
 
@@ -348,7 +349,8 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
     """The human-readable report: per launch, the line (or site) table, the verdict and the ncu comparison."""
     gpu = report.environment.get("gpu") or "GPU unknown"
     unwrapped = not console.is_terminal  # a pipe or a log keeps each sentence on one line, for grep
-    console.print(f"[bold]{report.trace}[/bold] ({report.arch}, {gpu})", soft_wrap=True)
+    heading = f"[bold]{escape(report.trace)}[/bold] ({escape(report.arch)}, {escape(gpu)})"
+    console.print(heading, soft_wrap=True)
     for launch in report.launches:
         console.print()
         console.print(_launch_heading(launch), soft_wrap=unwrapped)
@@ -409,8 +411,8 @@ def show_heading(report: LaunchReport, stats: SiteStats) -> str:
     assert worst is not None
     x, y, z = worst.block
     return (
-        f"[bold]launch {report.index}[/bold] {report.kernel}, [bold]site {stats.id}[/bold] "
-        f"({stats.site.sass or stats.site.op} at {_place(stats.site)}, "
+        f"[bold]launch {report.index}[/bold] {escape(report.kernel)}, [bold]site {stats.id}[/bold] "
+        f"({escape(stats.site.sass or stats.site.op)} at {escape(_place(stats.site))}, "
         f"{_op_text(stats.site)}): "
         f"worst of {stats.executions:,} executions is record {worst.record}, block ({x},{y},{z}), "
         f"warp {worst.warp}, active lanes {worst.active:#010x}"

@@ -10,7 +10,9 @@ import typer
 
 from bankism.arch import NCU_CLASSES
 from bankism.errors import BankismError
-from bankism.files import check_output
+from bankism.files import check_output, output_path
+from bankism.inputs import file_name
+from bankism.trace.write import check_target
 
 _PROGRAM_SETTINGS = {"allow_extra_args": True, "ignore_unknown_options": True}
 
@@ -123,8 +125,7 @@ def _import_target(report: Path, into: Path | None, output: Path | None) -> tupl
     in_place = into is not None and (output is None or _same_path(output, into))
     if into is not None and not in_place:
         inputs += [into, into.with_suffix(".npz")]
-    check_output(target, label, inputs)
-    check_output(target.with_suffix(".npz"), f"{label} {target}: its records file", inputs)
+    check_target(target, label, inputs)
     return target, label
 
 
@@ -132,7 +133,11 @@ def _same_path(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
 
 
-TraceOutput = Annotated[Path, typer.Option("-o", "--output", help="Trace to write (JSON, .npz beside it).")]
+# Paths arrive as text (metavar PATH) and become Paths through ``output_path``/``check_target``: Path()
+# would turn ``out/`` (a folder) into ``out`` and ``''`` into the working directory before any check.
+TraceOutput = Annotated[
+    str, typer.Option("-o", "--output", metavar="PATH", help="Trace to write (JSON, .npz beside it).")
+]
 Program = Annotated[list[str] | None, typer.Argument(help="The program and its arguments, after --.")]
 KernelRegex = Annotated[str | None, typer.Option("--kernel", help="Regex searched in the kernel's name.")]
 Launches = Annotated[
@@ -148,12 +153,31 @@ Blocks = Annotated[
 MaxRecords = Annotated[int, typer.Option(help="Warp-instructions kept per launch.")]
 Source = Annotated[str | None, typer.Option(help="Source file of the kernel, kept in the trace.")]
 Description = Annotated[str | None, typer.Option(help="Text put first in the description.")]
-KeepRaw = Annotated[Path | None, typer.Option(help="Also copy the tracer's raw output here.")]
+KeepRaw = Annotated[str | None, typer.Option(metavar="PATH", help="Also copy the tracer's raw output here.")]
 Timeout = Annotated[float | None, typer.Option(help="Stop the program after this many seconds.")]
-CsvOut = Annotated[Path | None, typer.Option("--csv", help="Also save ncu's raw-page CSV here.")]
-DetailsOut = Annotated[
-    Path | None, typer.Option("--details-csv", help="Also save ncu's details-page CSV here.")
+CsvOut = Annotated[
+    str | None, typer.Option("--csv", metavar="PATH", help="Also save ncu's raw-page CSV here.")
 ]
+DetailsOut = Annotated[
+    str | None, typer.Option("--details-csv", metavar="PATH", help="Also save ncu's details-page CSV here.")
+]
+
+
+def _outputs(
+    output: str | None, program: list[str], source: str | None, keep_raw: str | None = None,
+    csv_out: str | None = None, details_out: str | None = None,
+) -> tuple[Path | None, Path | None, Path | None, Path | None]:
+    """Every output of trace/profile/record checked before any work (never an input or a sibling of
+    one, never another trace's records), as Paths: the trace, --keep-raw, --csv, --details-csv."""
+    inputs = [source, *program[:1]]
+    trace = check_target(output, "-o", inputs) if output is not None else None
+    written = [trace, trace.with_suffix(".npz")] if trace is not None else []
+    extras = []
+    for path, option in ((keep_raw, "--keep-raw"), (csv_out, "--csv"), (details_out, "--details-csv")):
+        extras.append(check_output(path, option, [*inputs, *written]) if path is not None else None)
+        if extras[-1] is not None:
+            written.append(extras[-1])
+    return trace, extras[0], extras[1], extras[2]
 
 
 def _print_counters(doc: dict[str, Any]) -> None:
@@ -217,13 +241,9 @@ def register(app: typer.Typer) -> None:
         from bankism.capture.convert import trace_program
         from bankism.capture.run import TraceOptions
 
-        inputs = [source, *(program or [])[:1]]
-        check_output(output, "-o", inputs)
-        check_output(output.with_suffix(".npz"), f"-o {output}: its records file", inputs)
-        if keep_raw is not None:
-            check_output(keep_raw, "--keep-raw", [*inputs, output])
+        target, raw, _, _ = _outputs(output, list(program or []), source, keep_raw)
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
-        doc = trace_program(list(program or []), output, options, source, description, keep_raw, timeout)
+        doc = trace_program(list(program or []), target, options, source, description, raw, timeout)
         print(f"wrote {output}:")
         for item in doc["launches"]:
             print(_launch_summary(item))
@@ -232,9 +252,10 @@ def register(app: typer.Typer) -> None:
     def profile_command(
         program: Program = None,
         output: Annotated[
-            Path | None,
+            str | None,
             typer.Option(
-                "-o", "--output", help="Trace whose matching launches get the counters (else a new one)."
+                "-o", "--output", metavar="PATH",
+                help="Trace whose matching launches get the counters (else a new one).",
             ),
         ] = None,
         kernel: Annotated[
@@ -261,9 +282,7 @@ def register(app: typer.Typer) -> None:
         from bankism.trace import load
 
         command = list(program or [])
-        for path, option in ((csv_out, "--csv"), (details_out, "--details-csv")):
-            if path is not None:
-                check_output(path, option, [output, *command[:1]])
+        output, _, csv_out, details_out = _outputs(output, command, None, None, csv_out, details_out)
         selection = ncu.check_selection(kernel, launch, launch_count)
         if output is not None and output.exists():
             load(output)  # a bad trace is refused before the (long) profile
@@ -309,6 +328,8 @@ def register(app: typer.Typer) -> None:
         """Trace a CUDA program, then profile exactly the traced launches with ncu: one trace with both."""
         from bankism.capture.run import TraceOptions
 
+        output, keep_raw, csv_out, details_out = _outputs(
+            output, list(program or []), source, keep_raw, csv_out, details_out)
         options = TraceOptions(kernel, tuple(launch or ()), blocks, max_records)
         doc = record(
             list(program or []),
@@ -327,14 +348,15 @@ def register(app: typer.Typer) -> None:
 
     @app.command("ncu-import")
     def ncu_import_command(
-        report: Annotated[Path, typer.Argument(
+        report: Annotated[str, typer.Argument(
             help="An `ncu --csv` export (raw or details page), or an .ncu-rep report (needs bankism[ncu]).")],
         into: Annotated[
-            Path | None, typer.Option(help="Trace whose matching launches get the counters.")
+            str | None, typer.Option(metavar="PATH", help="Trace whose matching launches get the counters.")
         ] = None,
         output: Annotated[
-            Path | None,
-            typer.Option("-o", "--output", help="Where to write (default: --into, or REPORT.json)."),
+            str | None,
+            typer.Option("-o", "--output", metavar="PATH",
+                         help="Where to write (default: --into, or REPORT.json)."),
         ] = None,
         kernel: KernelRegex = None,
     ) -> None:
@@ -342,7 +364,11 @@ def register(app: typer.Typer) -> None:
         from bankism.capture import ncu
         from bankism.trace import load, save
 
-        target, label = _import_target(report, into, output)
+        report_path = Path(file_name(report, "ncu-import REPORT"))
+        into_path = Path(file_name(into, "--into")) if into is not None else None
+        given = output_path(output, "-o") if output is not None else None
+        target, label = _import_target(report_path, into_path, given)
+        report, into = report_path, into_path
         if report.suffix in (".ncu-rep", ".ncu-repz"):
             from bankism.capture.ncu_rep import read_report
 

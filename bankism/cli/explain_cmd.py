@@ -24,7 +24,7 @@ JSON_VERSION = 1
 WAIT_NOTICE_SECONDS = 2.0
 
 #: A -D value that is one C integer literal (decimal, hex, octal, binary; u/l suffixes).
-_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$")
+_INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\s*$", re.ASCII)
 
 
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
@@ -47,7 +47,7 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
         if not (_MACRO_NAME.match(name.strip()) or field) or not plain:
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         value = value if sep else "1"
-        if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
+        if _INTEGER_LITERAL.match(value) and (len(value) > 80 or abs(_literal_value(value)) >= 2**64):
             raise BankismError(f"{option} {item!r}: integer constant too large for 64 bits (nvcc refuses it "
                                "too); note that ^ in a C expression is XOR, not a power")
         pairs.append((name.strip(), value))
@@ -102,7 +102,9 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
     def notice() -> None:
         if done.wait(delay):
             return
-        text = (f"interpreting {path}: long loops take time; an endless loop is stopped after "
+        from rich.markup import escape
+
+        text = (f"interpreting {escape(path)}: long loops take time; an endless loop is stopped after "
                 f"{MAX_LOOP_ITERATIONS:,} iterations (shrink sizes with -D)")
         columns = (SpinnerColumn(), TextColumn(text), TimeElapsedColumn())
         with Progress(*columns, console=console or Console(stderr=True), transient=True) as progress:
@@ -173,13 +175,14 @@ def _snapshot(snapshot: str | None, when: list[str] | None):  # noqa: ANN202
 
 
 def _read(path: str) -> str:
+    """The CUDA source (``-``: stdin), a regular file within the ``source`` cap (bankism.inputs)."""
+    from bankism import inputs
+
     if path == "-":
-        return sys.stdin.read()
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError as error:
-        raise BankismError(f"{path}: {error.strerror}") from None
+        stream = getattr(sys.stdin, "buffer", sys.stdin)  # a text stream in tests: read the same way
+        data = inputs.read_stream(stream, "source", "stdin")
+        return data if isinstance(data, str) else inputs.decode_text(data, "stdin", errors="replace")
+    return inputs.read_text(path, "source", errors="replace")
 
 
 def register(app: typer.Typer) -> None:
@@ -257,6 +260,9 @@ def register(app: typer.Typer) -> None:
                 report = explain(source, path, options)
         except (BankismError, KeyboardInterrupt):
             raise
+        except RecursionError:
+            raise BankismError(f"{path}: nested too deeply for bankism explain (Python's recursion limit); "
+                               "simplify the nesting") from None
         except Exception as error:  # a bug in bankism: still one line, never a traceback
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None

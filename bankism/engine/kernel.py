@@ -139,7 +139,7 @@ def _first_invalid_lane(row, mask, lanes_used, width, limit):
             a = row[lane]
             if a < 0:
                 return lane, ErrorCode.NEGATIVE
-            if a + width > limit:
+            if a > limit - width:  # not a + width: that overflows for a near 2**63
                 return lane, ErrorCode.RANGE
             if a & (width - 1):
                 return lane, ErrorCode.ALIGN

@@ -155,5 +155,7 @@ class SimulationResult:
         return "; ".join(parts) + "."
 
     def _check_index(self, i: int) -> None:
+        if isinstance(i, bool | np.bool_) or not isinstance(i, int | np.integer):
+            raise BankismError(f"instruction index {i!r} must be an integer")
         if not 0 <= i < len(self):
             raise BankismError(f"instruction {i} does not exist: the result holds {len(self)}")

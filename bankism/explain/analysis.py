@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
+from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
@@ -22,6 +22,7 @@ from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.template_shared import TemplateRun
 from bankism.explain.simt.values import Scalar
+from bankism.inputs import Budget, limit, over_limit
 
 Dim3 = tuple[int, int, int]
 
@@ -49,16 +50,19 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     if chosen is not None and not shape_given:
         origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
-    blocks = _blocks(options, grid)
+    blocks = _blocks(options, grid, block, filename)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)
     param_values = _param_values(kernel, launch, scope, options.defines, filename)
-    recorder = Recorder()
+    recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"))
     captured: list[Snapshot] = []
-    machines = []
+    steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
+    notes: list[str] = []
+    first = None
     templates = None
     if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
         first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
         scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
+        scout.steps = steps
         scout.run()
         templates = TemplateRun(scout.discovered, scout.owner_calls,
                                 _siblings(program, kernel, scope, template_values, filename))
@@ -67,11 +71,13 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
                           lambda m: captured.append(_capture(m, options.arch)), templates)
+        machine.steps = steps
         machine.run()
-        machines.append(machine)
+        first = first or machine  # the other blocks' machines are dropped: memory stays flat
+        notes += machine.notes
         if request is not None and not machine.snapshot_taken:
             raise BankismError(_snapshot_missed(filename, options.snapshot))
-    first = machines[0]
+    assert first is not None
     op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
     sites = sorted(recorder.sites.values(), key=lambda s: (
         (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order.get(s.op, 1),
@@ -87,7 +93,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
-    analysis.assumptions += list(dict.fromkeys(note for machine in machines for note in machine.notes))
+    analysis.assumptions += list(dict.fromkeys(notes))
     return analysis
 
 
@@ -185,6 +191,22 @@ def _missing_headers(program: Program) -> str:
     return f"; #include {listed} not found (give the directory with -I DIR)"
 
 
+def _parse_error(program: Program) -> str:
+    """Where the source stops parsing, when it does (unbalanced brackets hide a kernel)."""
+    if not program.root.has_error:
+        return ""
+    node = program.root
+    while node.has_error:  # descend towards the first error
+        child = next((c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing), None)
+        if child is None or child is node:
+            break
+        node = child
+        if node.type == "ERROR" or node.is_missing:
+            break
+    file, line = program.pre.origin(node.start_point.row)
+    return f"; the source does not parse near {file}:{line}"
+
+
 def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Function:
     kernels = program.kernels
     names = ", ".join(dict.fromkeys(k.name for k in kernels))
@@ -197,7 +219,8 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
             )
         return matches[0]
     if not kernels:
-        raise BankismError(f"{filename}: no __global__ kernel found" + _missing_headers(program))
+        raise BankismError(f"{filename}: no __global__ kernel found" + _parse_error(program)
+                           + _missing_headers(program))
     if len({k.name for k in kernels}) > 1:
         raise BankismError(f"{filename} defines several kernels ({names}): choose one with --kernel NAME")
     return kernels[0]
@@ -223,14 +246,9 @@ def _launch_shape(
             if options.grid is None and options.block is None
             else (f"line {launch.line} and options")
         )
-    for what, dims in (("grid", grid), ("block", block)):
-        if any(d < 1 for d in dims):
-            raise BankismError(f"{filename}: {what} {dims} has a dimension below 1")
-    threads = block[0] * block[1] * block[2]
-    if threads > MAX_THREADS_PER_BLOCK:
-        raise BankismError(
-            f"{filename}: block {block} has {threads} threads; CUDA allows {MAX_THREADS_PER_BLOCK}"
-        )
+    problem = launch_shape_problem(grid, block)
+    if problem:
+        raise BankismError(f"{filename}: {problem}")
     return grid, block, origin
 
 
@@ -251,7 +269,13 @@ def _dynamic_shared(options: ExplainOptions, launch: SourceLaunch | None, scope:
     return value
 
 
-def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
+def _blocks(options: ExplainOptions, grid: Dim3, block: Dim3, filename: str) -> list[Dim3]:
+    """The blocks to simulate, within the ``threads`` budget (blocks x threads per block)."""
+    per_block = block[0] * block[1] * block[2]
+    count = grid[0] * grid[1] * grid[2] if options.all_blocks else len(set(options.block_indices or [0]))
+    if count * per_block > limit("threads"):
+        raise over_limit("threads", count * per_block,
+                         f"{filename}: {count:,} block(s) of {per_block:,} threads")
     if options.all_blocks:
         return [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
     blocks = options.block_indices or [(0, 0, 0)]

@@ -52,7 +52,7 @@ def block_dims(block: object) -> tuple[int, int, int]:
     try:
         dims = (block,) if isinstance(block, int | np.integer) else tuple(block)  # type: ignore[arg-type]
         wrong = not 1 <= len(dims) <= 3 or any(
-            isinstance(d, bool | str | bytes) or int(d) != d or d < 1 for d in dims)
+            isinstance(d, bool | np.bool_) or not isinstance(d, int | np.integer) or d < 1 for d in dims)
     except (TypeError, ValueError, OverflowError):
         wrong = True
     if wrong:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from bankism.arch import (
 )
 from bankism.engine import simulate
 from bankism.errors import BankismError
+from bankism.inputs import limit, over_limit
 from bankism.review.access import Access, Threads, block_dims, loop_parameters, threads
 from bankism.review.layout import SharedArray
 
@@ -117,8 +119,8 @@ def _places(access: Access, block: object, loops: Mapping[str, Iterable] | None)
     for name in names:
         values = loops[name]
         if isinstance(values, str) or not isinstance(values, Sequence):
-            try:
-                values = list(values)
+            try:  # an iterator: at most the instructions budget of values (it may be endless)
+                values = list(itertools.islice(values, limit("instructions") + 1))
             except TypeError:
                 raise BankismError(f"{access.label}: loops[{name!r}] must be a sequence of values; got "
                                    f"{type(values).__name__}") from None
@@ -171,10 +173,20 @@ def evaluation_chunks(
     places, _, _ = _places(access, block, loops)
     per_piece = max(1, chunk // places.threads.warps)
     total = places.combinations
+    lists = zip(places.loop_names, places.loop_lists, strict=True)
+    empty = [name for name, values in lists if not len(values)]
+    if empty:
+        raise BankismError(f"{access.label}: loops[{empty[0]!r}] has no values, so the access never runs")
+    if total * places.threads.warps > limit("instructions"):
+        raise over_limit("instructions", total * places.threads.warps,
+                         f"{access.label}: {total:,} loop value(s) x {places.threads.warps} warp(s)")
+
+    # the loop values as read once: an iterator given as a loop's values would be empty the second time
+    read_once = {**dict(loops or {}), **dict(zip(places.loop_names, places.loop_lists, strict=True))}
 
     def pieces() -> Iterator[Evaluated]:
         for start in range(0, total, per_piece):
-            yield evaluate_access(access, block, loops, range(start, min(total, start + per_piece)))
+            yield evaluate_access(access, block, read_once, range(start, min(total, start + per_piece)))
 
     return places, pieces()
 

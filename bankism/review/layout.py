@@ -9,7 +9,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from bankism.arch import ARCHITECTURES
 from bankism.errors import BankismError
+
+#: Element offsets are int64: a swizzle may move bits 0..OFFSET_BITS - 1 only.
+OFFSET_BITS = 62
+#: An array larger than any shared memory is still described (``check`` then says it does not fit)
+#: up to this many elements; past it laying it out (layout functions, swizzles) would only fill memory.
+MAX_ELEMENTS = 1 << 22
 
 _DTYPE_ALIASES = {
     "float": "float32", "fp32": "float32", "f32": "float32",
@@ -49,11 +56,22 @@ class Swizzle:
     shift: int
 
     def __post_init__(self) -> None:
+        for name in ("bits", "base", "shift"):
+            value = getattr(self, name)
+            if not _whole(value):
+                raise BankismError(f"Swizzle: {name}={value!r} must be an integer")
+            object.__setattr__(self, name, int(value))
         if self.bits < 0 or self.base < 0:
             raise BankismError(f"Swizzle<{self.bits},{self.base},{self.shift}>: bits and base must be >= 0")
         if abs(self.shift) < self.bits:
             raise BankismError(
                 f"Swizzle<{self.bits},{self.base},{self.shift}>: |shift| must be >= bits, as CuTe requires"
+            )
+        top = self.bits + self.base + abs(self.shift)
+        if top > OFFSET_BITS:
+            raise BankismError(
+                f"Swizzle<{self.bits},{self.base},{self.shift}>: moves bit {top - 1} of the element offset; "
+                f"offsets are 64-bit (bits + base + |shift| must be at most {OFFSET_BITS})"
             )
 
     @property
@@ -78,6 +96,8 @@ class Swizzle:
 
 def _canonical_dtype(dtype: object) -> str:
     """The dtype's canonical name ("float32", "float16", ...), accepting CUDA and NumPy spellings."""
+    if dtype is None:  # np.dtype(None) would be float64
+        raise BankismError("element type None: give one such as 'float', 'half' or np.float32")
     if isinstance(dtype, str):
         name = _DTYPE_ALIASES.get(dtype.strip(), dtype.strip())
         if name in _ITEMSIZES:
@@ -93,13 +113,8 @@ def _canonical_dtype(dtype: object) -> str:
 
 
 def _whole(value: object) -> bool:
-    """A whole number (an int, or a float with no fraction); never a string or a bool."""
-    if isinstance(value, bool | np.bool_ | str | bytes):
-        return False
-    try:
-        return int(value) == value  # type: ignore[call-overload]
-    except (TypeError, ValueError, OverflowError):
-        return False
+    """An integer (Python's or NumPy's); never a float (32.0 is refused, not rounded), a string or a bool."""
+    return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
 def _items(value: object) -> tuple:
@@ -136,6 +151,13 @@ class SharedArray:
         if not shape or any(not _whole(n) or n < 1 for n in shape):
             raise BankismError(f"shared array {self.name}: shape {self.shape!r} must be positive integers")
         object.__setattr__(self, "shape", tuple(int(n) for n in shape))
+        if math.prod(self.shape) > MAX_ELEMENTS:
+            largest = max(arch.shared_bytes for arch in ARCHITECTURES.values())
+            raise BankismError(
+                f"shared array {self.name}: shape {self.shape} has {math.prod(self.shape):,} elements; no "
+                f"GPU bankism models has more than {largest:,} bytes of shared memory (bankism lays out at "
+                f"most {MAX_ELEMENTS:,} elements)"
+            )
         if not _whole(self.pad) or self.pad < 0:
             raise BankismError(f"shared array {self.name}: pad={self.pad!r} must be an integer >= 0")
         if self.pad and len(self.shape) < 2:

@@ -5,10 +5,14 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import math
 import os
 import re
+import secrets
+import struct
 import warnings
 import zipfile
+import zlib
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -19,6 +23,7 @@ import numpy as np
 
 from bankism.arch import LANES
 from bankism.errors import BankismError
+from bankism.inputs import check_file, file_name, read_bytes
 from bankism.trace.format import DEFAULT_CHUNK, RECORD_FIELDS, RECORD_LAYOUT, RecordChunk, empty_records
 from bankism.trace.validate import (
     SiteTable,
@@ -32,24 +37,22 @@ from bankism.trace.views import Launch
 
 def _parse_json(path: Path, progress: Callable[[str], None] | None = None) -> Any:
     note = progress or (lambda _: None)
+    note("reading")
+    data = read_bytes(path, "trace", str(path))
     try:
-        note("reading")
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BankismError(f"{path}: no such file") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         raise BankismError(
             f"{path}: not a UTF-8 JSON document ({error.reason} at byte {error.start})"
         ) from None
-    except OSError as error:
-        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
+    del data
     try:
         if len(text) >= FAST_RECORDS_BYTES:
             fast = _parse_with_fast_addresses(text, note)
             if fast is not None:
                 return fast
         note("parsing JSON")
-        return json.loads(text)
+        return strict_json(text)
     except RecursionError:
         raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
     except json.JSONDecodeError as error:
@@ -58,6 +61,8 @@ def _parse_json(path: Path, progress: Callable[[str], None] | None = None) -> An
         raise BankismError(
             f"{path}: line {error.lineno}, column {error.colno}: invalid JSON: {why}"
         ) from None
+    except ValueError as error:  # strict_json: NaN, Infinity, a number past a double's range
+        raise BankismError(f"{path}: invalid JSON: {error}") from None
 
 
 try:  # ISA-L's inflate is about twice as fast as zlib's; optional (pip install 'bankism[fast]')
@@ -67,6 +72,17 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 #: Compressed bytes inflated per step: the output (about 15x larger for traces) stays cache-sized.
 _INFLATE_STEP = 1 << 15
+
+
+#: What a damaged, truncated, encrypted or crafted .npz raises while it is opened or read (zipfile,
+#: zlib or ISA-L, numpy's header parser): each becomes a one-line "records file ... is damaged".
+DAMAGED = (ValueError, zipfile.BadZipFile, OSError, EOFError, RuntimeError, NotImplementedError,
+           struct.error, zlib.error, getattr(_inflate_module, "error", zlib.error), OverflowError, KeyError,
+           SyntaxError)
+
+
+def _why(error: BaseException) -> str:
+    return " ".join(str(error).split()) or type(error).__name__
 
 
 class _MemberReader:
@@ -141,28 +157,61 @@ def _open_member(archive: zipfile.ZipFile, path: Path, member: str) -> IO[bytes]
     return archive.open(member)
 
 
+# --- One JSON grammar ----------------------------------------------------------------------------
+# A trace is strict JSON (RFC 8259): json.loads also takes NaN, Infinity and numbers past a double's
+# range (1e400 as inf), which no trace holds; they are refused, with what they are.
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range for a number")
+    return value
+
+
+def strict_json(text: str) -> Any:
+    """``json.loads`` of strict JSON: NaN, Infinity and out-of-range numbers are a ValueError."""
+    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+
+
 # --- A faster path for large inline records ------------------------------------------------------
 # ``save`` writes inline addresses one record per line; they are most of a large inline trace. Each
 # ``"addresses": [[...], ...]`` block made only of integer rows of 32 is read with NumPy (several
 # times faster than json.loads and no Python int per value); the rest of the document goes through
-# json.loads. Anything unexpected falls back to json.loads of the whole text, whose errors are the
-# ones reported.
+# ``strict_json``. The fast path answers only when it provably reads what ``strict_json`` of the whole
+# text reads (``_address_rows`` and ``_parse_with_fast_addresses`` say why); otherwise the whole text
+# goes through ``strict_json``, whose answer or error is the one reported.
 
 #: Documents at least this large try the fast path.
 FAST_RECORDS_BYTES = 1 << 20
 
-_ADDRESSES_KEY = re.compile(r'"addresses"\s*:\s*\[')
-_ROWS_END = re.compile(r"\]\s*\]")
-_PLACEHOLDER = "@@bankism-addresses-{}@@"
+_JSON_SPACE = "[ \t\r\n]*"  # JSON's four whitespace characters; regex \s would take Unicode spaces too
+_ADDRESSES_KEY = re.compile('"addresses"' + _JSON_SPACE + ":" + _JSON_SPACE + "\\[" + _JSON_SPACE + "(?=\\[)")
+_ROWS_END = re.compile("\\]" + _JSON_SPACE + "\\]")
 _ROW_CHARACTERS = str.maketrans("", "", "0123456789-,[] \t\r\n")
+_DIGITS = "0123456789"
+_POWERS_OF_TEN = np.asarray([10**k for k in range(1, 19)], np.int64)
 
 
 def _address_rows(body: str) -> np.ndarray | None:
-    """``[a0,...,a31],[...]`` as an (N, 32) int64 array, or None unless every row has 32 integers."""
+    """``[a0,...,a31],[...]`` as an (N, 32) int64 array, or None unless it is exactly what JSON reads.
+
+    Proof of equality with ``strict_json``: the text holds only digits, ``-``, ``,``, brackets and
+    JSON whitespace; every row is one ``[``, 31 commas and one ``]`` (rows separated by one comma);
+    NumPy reads exactly 32 integers per row (a token it splits or cannot read changes the count or
+    fails). A token reads as its value's digits plus any leading zeros, and a ``-`` only where the
+    value is negative; so when the digits in the text equal the digits of the values written
+    canonically and the ``-`` signs equal the negative values, no token has a leading zero or a
+    ``-0``: every token is a JSON integer, and reads as the value JSON gives it.
+    """
     if body.translate(_ROW_CHARACTERS):
         return None
     parts = body.split("]")
-    if parts[-1].strip() or len(parts) < 2:
+    if parts[-1].strip(" \t\r\n") or len(parts) < 2:
         return None
     rows = parts[:-1]
     if [part.count("[") for part in rows] != [1] * len(rows):
@@ -170,7 +219,7 @@ def _address_rows(body: str) -> np.ndarray | None:
     commas = [part.count(",") for part in rows]  # 31 in a row, plus the separator before all but the first
     if commas[0] != LANES - 1 or commas[1:] != [LANES] * (len(rows) - 1):
         return None
-    if any(part.split("[")[0].strip() not in ("", ",") for part in rows):
+    if any(part.split("[")[0].strip(" \t\r\n") not in ("", ",") for part in rows):
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -180,72 +229,102 @@ def _address_rows(body: str) -> np.ndarray | None:
             return None
     if values.size != LANES * len(rows) or (np.abs(values) >= 2**62).any():
         return None
+    canonical_digits = int(values.size + np.searchsorted(_POWERS_OF_TEN, np.abs(values), side="right").sum())
+    if sum(body.count(d) for d in _DIGITS) != canonical_digits or body.count("-") != int((values < 0).sum()):
+        return None
     return values.reshape(len(rows), LANES)
 
 
 def _parse_with_fast_addresses(text: str, note: Callable[[str], None]) -> Any:
-    """The document with its inline address rows read by NumPy; None when the fast path does not apply."""
+    """The document with its inline address rows read by NumPy; None when the fast path does not apply.
+
+    Each block is replaced by a placeholder string carrying a fresh random token; the answer stands
+    only if ``strict_json`` reads the rest and every placeholder comes back exactly as the
+    ``records.addresses`` of a launch, in order: then each replaced text was that value, and nothing
+    else in the document changed. Any JSON error is left to the caller's ``strict_json`` of the whole
+    text, so that its position is the file's.
+    """
+    token = secrets.token_hex(16)
+    placeholders: list[str] = []
     pieces, arrays, position = [], [], 0
     for found in _ADDRESSES_KEY.finditer(text):
         if found.start() < position:
             continue
-        start = found.end()
-        first = text[start:start + 64].lstrip()[:1]
-        if first != "[":
-            continue  # an empty list, or not rows: json.loads reads it
-        end = _ROWS_END.search(text, start)
+        end = _ROWS_END.search(text, found.end())  # the pattern ends at the first row's "["
         if end is None:
             return None
         note(f"reading the addresses of launch record block {len(arrays) + 1}")
-        rows = _address_rows(text[start:end.start() + 1])
+        rows = _address_rows(text[found.end():end.start() + 1])
         if rows is None:
             return None
-        pieces += [text[position:found.start()], f'"addresses": "{_PLACEHOLDER.format(len(arrays))}"']
+        placeholders.append(f"@@bankism-addresses-{token}-{len(arrays)}@@")
+        pieces += [text[position:found.start()], f'"addresses": "{placeholders[-1]}"']
         arrays.append(rows)
         position = end.end()
     if not arrays:
         return None
     pieces.append(text[position:])
     note("parsing JSON")
-    doc = json.loads("".join(pieces))
+    try:
+        doc = strict_json("".join(pieces))
+    except (ValueError, RecursionError):
+        return None
+    launches = doc.get("launches") if isinstance(doc, dict) else None
     placed = 0
-    for launch in doc.get("launches", []) if isinstance(doc, dict) and isinstance(doc.get("launches"), list) \
-            else []:
+    for launch in launches if isinstance(launches, list) else []:
         records = launch.get("records") if isinstance(launch, dict) else None
         value = records.get("addresses") if isinstance(records, dict) else None
-        if isinstance(value, str) and value == _PLACEHOLDER.format(placed):
+        if isinstance(value, str) and placed < len(arrays) and value == placeholders[placed]:
             records["addresses"] = arrays[placed]
             placed += 1
     return doc if placed == len(arrays) else None
 
 
 class _NpyStream:
-    """Rows of one ``.npy`` member of an ``.npz`` file, read a chunk at a time."""
+    """Rows of one ``.npy`` member of an ``.npz`` file, read a chunk at a time.
+
+    The header must state exactly the bytes the member holds, so a damaged or crafted header cannot
+    make bankism allocate more than the data; a Fortran-ordered member (another writer's) is read whole.
+    """
 
     def __init__(self, archive: zipfile.ZipFile, path: Path, member: str, label: str) -> None:
         self.label = label
         self.member = member
+        info = archive.getinfo(member)
         self.file = _open_member(archive, path, member)
         version = np.lib.format.read_magic(self.file)
         fmt = np.lib.format
         reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-        self.shape, fortran_order, self.dtype = reader(self.file)
+        self.shape, fortran_order, self.dtype = reader(self.file, max_header_size=1 << 16)
+        if self.dtype.hasobject or self.dtype.itemsize == 0:
+            raise ValueError(f"{member} does not hold plain numbers")
+        header = info.file_size - self.file.size_left if isinstance(self.file, _MemberReader) \
+            else self.file.tell()
+        data = int(np.prod(self.shape, dtype=object)) * self.dtype.itemsize
+        held = info.file_size - header
+        if held < data:
+            raise ValueError(f"{member} ends early (truncated .npz?): its header declares shape "
+                             f"{self.shape} ({data:,} bytes), it holds {held:,}")
+        if held > data:
+            raise ValueError(f"{member} holds {held:,} bytes, more than its header declares ({data:,})")
         self.whole: np.ndarray | None = None
-        if fortran_order or self.dtype.hasobject or not self.shape:
-            self.file.close()
-            with archive.open(member) as whole:
-                self.whole = np.lib.format.read_array(whole, allow_pickle=False)
+        if fortran_order:
+            self.whole = np.empty(self.shape, self.dtype, order="F")
+            self._fill(self.whole.reshape(-1, order="A"))
         self.row_items = int(np.prod(self.shape[1:], dtype=np.int64))
         self.position = 0
+
+    def _fill(self, out: np.ndarray) -> None:
+        view = memoryview(out.view(np.uint8))
+        if self.file.readinto(view) != len(view):
+            raise BankismError(f"{self.label}: {self.member} ends early (truncated .npz?)")
 
     def read(self, rows: int) -> np.ndarray:
         if self.whole is not None:
             out = self.whole[self.position : self.position + rows]
         else:
             out = np.empty((rows, *self.shape[1:]), self.dtype)
-            view = memoryview(out.reshape(-1).view(np.uint8))
-            if self.file.readinto(view) != len(view):
-                raise BankismError(f"{self.label}: {self.member} ends early (truncated .npz?)")
+            self._fill(out.reshape(-1))
         self.position += rows
         return out
 
@@ -258,12 +337,13 @@ def _npz_path(trace_path: Path, launch: dict[str, Any]) -> Path:
 
 
 def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, dict[str, _NpyStream]]:
+    if not npz.exists() and not npz.is_symlink():
+        raise BankismError(f"{label}: records file {npz} does not exist")
+    check_file(npz, "records", f"{label}: records file {npz}")
     try:
         archive = zipfile.ZipFile(npz)
-    except FileNotFoundError:
-        raise BankismError(f"{label}: records file {npz} does not exist") from None
-    except (zipfile.BadZipFile, OSError) as error:
-        raise BankismError(f"{label}: records file {npz} is not a readable .npz ({error})") from None
+    except DAMAGED as error:
+        raise BankismError(f"{label}: records file {npz} is not a readable .npz ({_why(error)})") from None
     streams: dict[str, _NpyStream] = {}
     try:
         names = set(archive.namelist())
@@ -272,9 +352,9 @@ def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, di
             if member not in names:
                 raise BankismError(f"{label}: records file {npz} has no array '{index}/{field}'")
             streams[field] = _NpyStream(archive, npz, member, f"{label}: {npz}")
-    except (ValueError, zipfile.BadZipFile, OSError, EOFError) as error:
+    except DAMAGED as error:
         archive.close()
-        raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+        raise BankismError(f"{label}: records file {npz} is damaged ({_why(error)})") from None
     except BankismError:
         archive.close()
         raise
@@ -320,9 +400,10 @@ class Trace:
         launch = _raw(launch)
         if "records" in launch:
             return int(launch["records"]["warp"].shape[0])
-        archive, streams = _npz_members(_npz_path(self.path, launch), launch["index"], self.label(launch))
+        npz = _npz_path(self.path, launch)
+        archive, streams = _npz_members(npz, launch["index"], self.label(launch))
         try:
-            return int(streams["warp"].shape[0])
+            return _npz_record_total(streams, npz, self.label(launch))
         finally:
             for stream in streams.values():
                 stream.close()
@@ -357,8 +438,8 @@ class Trace:
         def read(start: int, rows: int) -> RecordChunk:
             try:
                 raw = {field: streams[field].read(rows) for field in RECORD_FIELDS}
-            except (zipfile.BadZipFile, OSError, EOFError, ValueError) as error:
-                raise BankismError(f"{label}: records file {npz} is damaged ({error})") from None
+            except DAMAGED as error:
+                raise BankismError(f"{label}: records file {npz} is damaged ({_why(error)})") from None
             arrays = checked_arrays(raw, label, start)
             check_records(launch, self.arch, arrays, label, start, sites, check_addresses)
             return RecordChunk(start, *(arrays[f] for f in RECORD_FIELDS))
@@ -408,7 +489,7 @@ def open_trace(path: str | os.PathLike[str], progress: Callable[[str], None] | N
 
     ``progress`` (optional) is told each step of the reading, for a front end to show.
     """
-    trace_path = Path(path)
+    trace_path = Path(file_name(path, "trace"))
     doc = _parse_json(trace_path, progress)
     source = str(trace_path)
     if progress:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import LANES, MATRIX_OPS, get_arch, window_base
+from bankism.arch import LANES, MATRIX_OPS, get_arch, launch_shape_problem, window_base
 from bankism.errors import BankismError
 from bankism.trace.format import (
     DYNAMIC_ALIGNMENT_ALLOWANCE,
@@ -24,11 +24,32 @@ from bankism.trace.format import (
 )
 
 
-@cache
-def _validator() -> Any:
+def _is_integer(checker: Any, instance: Any) -> bool:
+    """JSON Schema's "integer", strictly: 2.0 is a float in a trace, not an integer (draft 2020-12
+    would take it), so it is refused where the format says integer, as True is."""
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def strict_validator(document_schema: dict[str, Any]) -> Any:
+    """A draft 2020-12 validator of ``document_schema`` whose "integer" excludes floats and booleans."""
     import jsonschema
 
-    return jsonschema.Draft202012Validator(schema())
+    base = jsonschema.Draft202012Validator
+    checker = base.TYPE_CHECKER.redefine("integer", _is_integer)
+    return jsonschema.validators.extend(base, type_checker=checker)(document_schema)
+
+
+@cache
+def _validator() -> Any:
+    return strict_validator(schema())
+
+
+def schema_error_line(error: Any) -> str:
+    """``sites[0].warps[2].lane_addresses: [1, 2] is too short``: a jsonschema error as one line."""
+    place = _json_path(list(error.absolute_path)) or "document"
+    message = error.message.replace(repr(error.instance), _short(error.instance), 1)
+    message = " ".join(message.split())
+    return f"{place}: {message if len(message) <= 200 else message[:197] + '...'}"
 
 
 
@@ -119,10 +140,24 @@ def validate_document(doc: Any, source: str = "trace") -> None:
         if launch["index"] in seen:
             raise BankismError(f"{label}: launch index {launch['index']} appears twice")
         seen.add(launch["index"])
-        _check_launch_header(launch, label)
+        _check_launch_header(launch, label, doc["environment"]["arch"])
 
 
-def _check_launch_header(launch: dict[str, Any], label: str) -> None:
+def _check_launch_header(launch: dict[str, Any], label: str, arch: str) -> None:
+    """The launch against the physical limits of ``arch.py``: grid and block dimensions, threads per
+    block, the block's shared memory; then the consistency of the header's own fields."""
+    problem = launch_shape_problem(launch["grid"], launch["block"])
+    if problem:
+        raise BankismError(f"{label}: {problem}")
+    architecture = get_arch(arch)
+    sizes = launch["shared_bytes"]
+    room = architecture.shared_bytes - architecture.reserved_shared_bytes
+    if sizes["static"] + sizes["dynamic"] > room:
+        raise BankismError(
+            f"{label}: shared_bytes {sizes['static']:,} static + {sizes['dynamic']:,} dynamic is more than "
+            f"the {room:,} bytes a {arch} block can have ({architecture.shared_bytes:,} less the "
+            f"{architecture.reserved_shared_bytes:,} reserved)"
+        )
     grid = launch["grid"]
     if launch["blocks_total"] != grid[0] * grid[1] * grid[2]:
         raise BankismError(
@@ -178,24 +213,35 @@ def _window_text(launch: dict[str, Any], arch: str) -> str:
 
 @dataclass(frozen=True)
 class SiteTable:
-    """Per-site lookups, indexed by site id, used to check records vectorised."""
+    """Per-site lookups for checking records vectorised: the sorted site ids, and for each the width
+    and the lanes that carry an address. Sized by the number of sites, whatever their ids."""
 
-    known: np.ndarray
+    ids: np.ndarray
     width: np.ndarray
     lanes: np.ndarray
 
     @classmethod
     def of(cls, launch: dict[str, Any]) -> SiteTable:
-        size = max((site["id"] for site in launch["sites"]), default=-1) + 1
-        known = np.zeros(size, bool)
-        width = np.ones(size, np.int64)
-        lanes = np.full(size, 0xFFFFFFFF, np.int64)
-        for site in launch["sites"]:
-            known[site["id"]] = True
-            width[site["id"]] = site["width"]
-            if site["op"] in MATRIX_OPS:
-                lanes[site["id"]] = (1 << (8 * site["matrices"])) - 1
-        return cls(known, width, lanes)
+        sites = sorted(launch["sites"], key=lambda site: site["id"])
+        ids = np.asarray([site["id"] for site in sites], np.int64)
+        width = np.asarray([site["width"] for site in sites], np.int64)
+        lanes = np.asarray([(1 << (8 * site["matrices"])) - 1 if site["op"] in MATRIX_OPS else 0xFFFFFFFF
+                            for site in sites], np.int64)
+        return cls(ids, width, lanes)
+
+    def slots(self, site: np.ndarray) -> np.ndarray:
+        """For each site id, its position in the table, or -1 when the launch has no such site."""
+        return site_slots(self.ids, site)
+
+
+def site_slots(ids: np.ndarray, site: np.ndarray) -> np.ndarray:
+    """Positions of the ``site`` ids in the sorted array ``ids`` (-1 where absent): a lookup whose
+    memory follows the number of sites, not the largest id."""
+    site = np.asarray(site, np.int64)
+    if ids.size == 0:
+        return np.full(site.shape, -1, np.int64)
+    position = np.minimum(np.searchsorted(ids, site), ids.size - 1)
+    return np.where(ids[position] == site, position, -1)
 
 
 def _as_integer_array(value: Any, name: str, label: str, start: int) -> np.ndarray:
@@ -265,8 +311,8 @@ def check_records(
     in the pass that counts, with ``address_error`` for the same messages).
     """
     site = arrays["site"].astype(np.int64)
-    known = np.append(sites.known, False)
-    unknown = ~known[np.minimum(site, sites.known.size)]
+    slot = sites.slots(site)
+    unknown = slot < 0
     if unknown.any():
         r = int(np.flatnonzero(unknown)[0])
         raise BankismError(
@@ -298,7 +344,9 @@ def check_records(
             f"{threads} threads ({warps} warps)"
         )
     if addresses:
-        _check_addresses(launch, arch, arrays, label, start, sites, site)
+        _check_addresses(launch, arch, arrays, label, start, sites, slot)
+    else:
+        _check_window_floor(launch, arch, arrays, label, start, sites, slot)
 
 
 def _lanes_in_use(active: np.ndarray, lanes: np.ndarray) -> np.ndarray:
@@ -307,14 +355,38 @@ def _lanes_in_use(active: np.ndarray, lanes: np.ndarray) -> np.ndarray:
     return np.unpackbits(masks.view(np.uint8).reshape(-1, 4), axis=1, bitorder="little").view(bool)
 
 
+def _check_window_floor(
+    launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
+    sites: SiteTable, slot: np.ndarray,
+) -> None:
+    """No active lane's address below the block's shared memory (the window's reserved bytes): one
+    reduction over the chunk, the lanes of the few records it flags looked at one by one."""
+    base = window_base(arch)
+    addresses = arrays["addresses"]
+    if addresses.size == 0:
+        return
+    rows = np.flatnonzero(addresses.min(axis=1) < base)
+    if rows.size == 0:
+        return
+    used = _lanes_in_use(arrays["active"][rows], sites.lanes[slot[rows]])
+    low = np.flatnonzero((used & (addresses[rows] < base)).any(axis=1))
+    if low.size:
+        r = int(rows[low[0]])
+        lane = int(np.flatnonzero(used[low[0]] & (addresses[r] < base))[0])
+        raise address_error(launch, arch, label, start + r, lane, addresses[r], int(sites.width[slot[r]]),
+                            int(arrays["site"][r]), "below")
+
+
 def _check_addresses(
     launch: dict[str, Any], arch: str, arrays: dict[str, np.ndarray], label: str, start: int,
-    sites: SiteTable, site: np.ndarray,
+    sites: SiteTable, slot: np.ndarray,
 ) -> None:
     """Per-record reductions first (one temporary), then the failing lane of the first bad record."""
-    used = _lanes_in_use(arrays["active"], sites.lanes[site])
+    _check_window_floor(launch, arch, arrays, label, start, sites, slot)
+    site = arrays["site"]
+    used = _lanes_in_use(arrays["active"], sites.lanes[slot])
     addresses = arrays["addresses"]
-    width = sites.width[site]
+    width = sites.width[slot]
     in_use = np.where(used, addresses, 0)
     end = window_end(launch, arch)
     beyond = np.flatnonzero(in_use.max(axis=1, initial=0) + width > end)
@@ -340,6 +412,12 @@ def address_error(
     address = int(row[lane])
     if reason == "negative":
         return BankismError(f"{label}, record {record}: addresses {row.tolist()} is out of range")
+    if reason == "below":
+        return BankismError(
+            f"{label}, record {record}: lane {lane} address {address} is below the block's shared memory, "
+            f"which starts at byte {window_base(arch)} of the shared window (the bytes before it are "
+            "reserved)"
+        )
     if reason == "range":
         return BankismError(
             f"{label}, record {record}: lane {lane} address {address} is outside {_window_text(launch, arch)}"

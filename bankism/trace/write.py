@@ -5,14 +5,17 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.files import replace, temporary_sibling
+from bankism.files import check_output, output_path, replace, temporary_sibling
+from bankism.inputs import file_name, read_bytes
 from bankism.trace.format import INLINE_RECORD_LIMIT, RECORD_FIELDS
 from bankism.trace.validate import SiteTable, check_records, checked_arrays, validate_document
 
@@ -95,13 +98,51 @@ def _write_npz(path: Path, members: dict[str, np.ndarray]) -> None:
                 np.lib.format.write_array(member, np.ascontiguousarray(array), allow_pickle=False)
 
 
+def _records_file_of(out: Path, npz: Path) -> bool:
+    """Whether the trace ``out`` (as it is on disk now) keeps its records in ``npz``."""
+    if not out.is_file():
+        return False
+    try:
+        text = read_bytes(out, "trace", str(out))
+    except BankismError:
+        return False
+    pattern = rb'"records_file"[ \t\r\n]*:[ \t\r\n]*' + re.escape(json.dumps(npz.name).encode())
+    return re.search(pattern, text) is not None
+
+
+def check_target(
+    path: str | os.PathLike[str], option: str, inputs: Iterable[str | os.PathLike[str] | None] = (),
+) -> Path:
+    """Refuse, before any work, a trace output ``save`` must not write: a name ending in ``.npz``, a
+    JSON file or ``.npz`` sibling that ``check_output`` refuses (an input, a folder, ...), or a
+    sibling that exists but is not this trace's own records file (another trace's, which saving
+    here would replace). Returns the path."""
+    out = output_path(path, option)
+    if out.suffix.lower() == ".npz":
+        raise BankismError(f"{option} {out}: a trace is a JSON file; its records go to a .npz beside it, "
+                           "so give a name such as out.json")
+    check_output(out, option, inputs)
+    npz = out.with_suffix(".npz")
+    check_output(npz, f"{option} {out}: its records file", inputs)
+    if npz.exists() and not _records_file_of(out, npz):
+        raise BankismError(f"{option} {out}: {npz} exists and is not {out.name}'s records file; saving here "
+                           "would replace it (move it away, or write elsewhere)")
+    return out
+
+
 def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None = None) -> Path:
     """Check and write a trace atomically; records go to ``<name>.npz`` when binary (or when large).
 
     ``binary=None`` writes the sibling when some launch has more than INLINE_RECORD_LIMIT records.
     Files are written to temporaries and renamed, so an interrupted save leaves nothing half-written.
     """
-    out = Path(path)
+    out = Path(file_name(path, "save"))
+    if out.suffix.lower() == ".npz":
+        raise BankismError(f"{out}: a trace is a JSON file; its records go to a .npz beside it")
+    if binary not in (None, True, False):
+        raise BankismError(f"save: binary={binary!r} must be True, False or None")
+    if not isinstance(doc, dict):
+        raise BankismError(f"{out}: the trace must be a dict; got {type(doc).__name__}")
     source = str(out)
     validate_document(doc, source)
     arch = doc["environment"]["arch"]

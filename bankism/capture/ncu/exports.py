@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bankism.arch import NCU_CLASSES, NCU_OPTIONAL_CLASSES
+from bankism.arch import INT64_MAX, NCU_CLASSES, NCU_OPTIONAL_CLASSES, launch_shape_problem
 from bankism.errors import BankismError
+from bankism.inputs import file_name, read_text
 from bankism.trace.timeblock import TIME_METRICS, time_block
 
 COUNTER_KINDS = NCU_CLASSES
@@ -164,6 +165,8 @@ def parse_count(text: str, unit: str, where: str) -> int | None:
     cleaned = text.strip().replace(",", "")
     if not cleaned or cleaned.lower() in ("n/a", "-"):
         return None
+    if not cleaned.isascii():  # Decimal would read other scripts' digits ('٣' as 3)
+        raise BankismError(f"{where}: {text.strip()!r} is not a number")
     try:
         value = decimal.Decimal(cleaned)
     except decimal.InvalidOperation:
@@ -198,8 +201,9 @@ def _metric_value(name: str, text: str, unit: str, where: str) -> float | None:
 
 
 def parse_dim3(text: str) -> tuple[int, int, int] | None:
-    """'(16, 16, 1)' as (16, 16, 1)."""
-    numbers = [int(n) for n in re.findall(r"\d+", text or "")]
+    """'(16, 16, 1)' as (16, 16, 1) (ASCII digits only; a number past 19 digits is kept as 2**63, which
+    the launch-shape check then refuses)."""
+    numbers = [int(n) if len(n) <= 19 else 2**63 for n in re.findall(r"[0-9]+", text or "")]
     if not numbers:
         return None
     x, y, z = (numbers + [1, 1, 1])[:3]
@@ -224,17 +228,30 @@ def _csv_rows(text: str, source: str) -> list[list[str]]:
     return rows
 
 
-def _launch_id(row: dict[str, str]) -> int | None:
+def _launch_id(row: dict[str, str], source: str) -> int | None:
+    """The row's launch ID (ASCII digits, within int64); None for a row without one (units)."""
     text = (row.get("ID") or "").strip()
-    return int(text) if text.isdigit() else None
+    if not (text.isascii() and text.isdigit()):
+        if any(c.isdigit() for c in text):  # '²', '٣': digits Python's int() reads differently or not at all
+            raise BankismError(f"{source}: launch ID {text!r} is not a number of ASCII digits")
+        return None
+    if len(text) > 19 or int(text) > INT64_MAX:
+        shown = text if len(text) <= 30 else text[:27] + "..."
+        raise BankismError(f"{source}: launch ID {shown} is out of range")
+    return int(text)
 
 
-def _new_launch(launch_id: int, row: dict[str, str]) -> NcuLaunch:
+def _new_launch(launch_id: int, row: dict[str, str], source: str) -> NcuLaunch:
+    grid, block = parse_dim3(row.get("Grid Size", "")), parse_dim3(row.get("Block Size", ""))
+    if grid is not None and block is not None:
+        problem = launch_shape_problem(grid, block)
+        if problem:
+            raise BankismError(f"{source}: launch {launch_id}: {problem}")
     return NcuLaunch(
         launch_id,
         row.get("Kernel Name", ""),
-        parse_dim3(row.get("Grid Size", "")),
-        parse_dim3(row.get("Block Size", "")),
+        grid,
+        block,
         device=row.get("device__attribute_display_name") or None,
         compute_capability=row.get("CC") or None,
     )
@@ -246,11 +263,11 @@ def _parse_raw(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     launches = []
     for values in rows[1:]:
         row = dict(zip(header, values, strict=False))
-        launch_id = _launch_id(row)
+        launch_id = _launch_id(row, source)
         if launch_id is None:
             units = {k: v for k, v in row.items() if k and v}
             continue
-        launch = _new_launch(launch_id, row)
+        launch = _new_launch(launch_id, row, source)
         for name, value in row.items():
             if "__" in name:
                 number = _metric_value(name, value, units.get(name, ""), f"{source}: launch {launch_id}")
@@ -265,12 +282,12 @@ def _parse_details(rows: list[list[str]], source: str) -> list[NcuLaunch]:
     by_id: dict[int, NcuLaunch] = {}
     for values in rows[1:]:
         row = dict(zip(header, values, strict=False))
-        launch_id = _launch_id(row)
+        launch_id = _launch_id(row, source)
         if launch_id is None:
             continue
         launch = by_id.get(launch_id)
         if launch is None:
-            launch = by_id[launch_id] = _new_launch(launch_id, row)
+            launch = by_id[launch_id] = _new_launch(launch_id, row, source)
         number = _metric_value(row.get("Metric Name", ""), row.get("Metric Value", ""),
                                row.get("Metric Unit", ""), f"{source}: launch {launch_id}")
         if number is not None and row.get("Metric Name"):
@@ -293,11 +310,6 @@ def parse_csv(text: str, source: str = "ncu CSV") -> list[NcuLaunch]:
 
 def read_csv(path: str | Path) -> list[NcuLaunch]:
     """``parse_csv`` of a file, with a one-line error when it cannot be read."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise BankismError(f"{path}: no such file") from None
-    except OSError as error:
-        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
-    return parse_csv(text, str(path))
+    name = file_name(path, "ncu CSV")
+    return parse_csv(read_text(name, "csv", name, errors="replace"), name)
 

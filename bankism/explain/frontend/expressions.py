@@ -7,6 +7,7 @@ import re
 
 from tree_sitter import Node
 
+from bankism.errors import BankismError
 from bankism.explain.cuda.ptx import convert_asm
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.treesitter import (
@@ -233,7 +234,18 @@ _INT_LITERAL = re.compile(r"^(0[xX][0-9a-fA-F']+|0[bB][01']+|0[0-7']*|[1-9][0-9'
 
 
 def parse_number(text: str) -> tuple[int | float, str]:
-    """The value and C type name of a number literal (``16``, ``3u``, ``1.0f``, ``0x10``, ``1e-3``)."""
+    """The value and C type name of a number literal (``16``, ``3u``, ``1.0f``, ``0x10``, ``1e-3``).
+
+    tree-sitter reads ``-1`` as one literal: it is unary minus on ``1`` (an int, not a double), and an
+    unsigned literal wraps (``-1u`` is 4294967295u). A literal past 64 bits is refused, as nvcc does.
+    """
+    if text[:1] in "+-":
+        value, type_name = parse_number(text[1:])
+        if text[0] == "-":
+            value = -value
+            if isinstance(value, int) and type_name.startswith("unsigned"):
+                value %= 1 << (32 if type_name == "unsigned int" else 64)
+        return value, type_name
     match = _INT_LITERAL.match(text)
     if match:
         digits = match.group(1).replace("'", "")
@@ -245,6 +257,8 @@ def parse_number(text: str) -> tuple[int | float, str]:
             else (8 if digits.startswith("0") and len(digits) > 1 else 10)
         )
         value = int(digits, base) if base != 8 else int(digits[1:], 8)
+        if value >= 1 << 64:
+            raise BankismError(f"integer constant {text} is too large for 64 bits (nvcc refuses it too)")
         return value, integer_literal_type(value, match.group(2), base == 10).name
     body = text.replace("'", "")
     suffix = body[-1].lower() if body[-1] in "fFlL" and not body.lower().startswith("0x") else ""

@@ -22,6 +22,7 @@ from bankism.explain.frontend.treesitter import (
     snippet,
 )
 from bankism.explain.simt import control
+from bankism.inputs import limit, over_limit
 
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
 
@@ -88,6 +89,7 @@ def parse(pre: Preprocessed) -> Program:
     type aliases, file-scope declarations and launches. Nothing here refuses: a definition
     bankism cannot read is kept with its error, raised only if the kernel uses it."""
     tree = parser().parse(pre.text.encode())
+    _check_nesting(tree.root_node, pre)
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
     launches: list[SourceLaunch] = []
@@ -139,6 +141,26 @@ def _in_record(node: Node) -> bool:
             return True
         parent = parent.parent
     return False
+
+
+def _check_nesting(root: Node, pre: Preprocessed) -> None:
+    """Refuse source nested deeper than the ``nesting`` limit (bankism.inputs) before anything
+    recursive walks it: the deepest published kernel we read nests 25 levels; a 100,000-term
+    expression or 2,000 nested blocks would exhaust Python's recursion instead of a clear line."""
+    most = limit("nesting")
+    cursor = root.walk()
+    depth = 0
+    while True:
+        if cursor.goto_first_child():
+            depth += 1
+            if depth > most:
+                file, line = pre.origin(cursor.node.start_point.row)
+                raise over_limit("nesting", None, f"{file}:{line}: the source nests")
+            continue
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return
+            depth -= 1
 
 
 def _is_member(node: Node) -> bool:

@@ -13,6 +13,7 @@ from pcpp import Preprocessor
 from pcpp.parser import Action, OutputDirective
 
 from bankism.errors import BankismError
+from bankism.inputs import Budget, limit, over_limit, read_text
 
 #: Macros nvcc's headers provide that the parser must see in a form it understands.
 CUDA_MACROS = (
@@ -89,14 +90,41 @@ SKIPPED_HEADERS = frozenset({
 
 
 class _QuietPreprocessor(Preprocessor):
-    """pcpp that skips unknown and toolkit #includes, lets -D/-U win over a file's #define and
-    turns errors into one-line BankismErrors."""
+    """pcpp that skips unknown and toolkit #includes, lets -D/-U win over a file's #define,
+    turns errors into one-line BankismErrors, and keeps to the work budgets of bankism.inputs:
+    the tokens macro expansion produces, the depth of nested #includes, each file's size."""
 
-    def __init__(self, overrides: set[str]) -> None:
+    def __init__(self, overrides: set[str], filename: str = "") -> None:
         super().__init__()
         self.overrides = overrides
         self.errors: list[str] = []
         self.missing: list[str] = []
+        self.expansion = Budget("expansion", f"{filename}: macro expansion")
+        #: The ``source`` cap holds for the file and everything it includes, together.
+        self.read = Budget("source", f"{filename} with its #include and -include files")
+        self.include_depth = 0
+
+    def text_of(self, path: str, label: str) -> str:
+        """A header's text, read as a regular file and counted against the ``source`` cap."""
+        text = read_text(path, "source", label, errors="replace")
+        self.read.spend(len(text))
+        return text
+
+    def expand_macros(self, tokens, expanding_from=[]):  # noqa: ANN001, ANN201, B006 (pcpp's signature)
+        expanded = super().expand_macros(tokens, expanding_from)
+        if expanding_from:  # the replacement of a macro: count what it expanded to
+            self.expansion.spend(len(expanded))
+        return expanded
+
+    def include(self, tokens, original_line):  # noqa: ANN001, ANN201
+        self.include_depth += 1
+        try:
+            if self.include_depth > limit("includes"):
+                where = f"{tokens[0].source}:{tokens[0].lineno}" if tokens else "#include"
+                raise over_limit("includes", None, f"{where}: #include (an include cycle?)")
+            yield from super().include(tokens, original_line)
+        finally:
+            self.include_depth -= 1
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
         if not is_system_include and includepath not in self.missing:
@@ -109,6 +137,8 @@ class _QuietPreprocessor(Preprocessor):
             raise OSError(f"{includepath}: a toolkit header explain models itself")
         if os.path.isdir(includepath):
             raise OSError(f"{includepath}: a directory")
+        if os.path.exists(includepath):  # a FIFO, a device or a huge file: refused, not read
+            return io.StringIO(self.text_of(includepath, f"#include {includepath}"))
         return super().on_file_open(is_system_include, includepath)
 
     def on_error(self, file, line, msg):  # noqa: ANN001
@@ -148,7 +178,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     both = sorted(set(defines) & set(undefines))
     if both:
         raise BankismError(f"-D {both[0]} and -U {both[0]}: give one of them")
-    preprocessor = _QuietPreprocessor({name.split("(")[0].strip() for name in defines} | set(undefines))
+    overrides = {name.split("(")[0].strip() for name in defines} | set(undefines)
+    preprocessor = _QuietPreprocessor(overrides, filename)
     preprocessor.line_directive = "#line"
     for directory in include_dirs:
         if not os.path.isdir(directory):
@@ -163,12 +194,12 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     text = ""
     for header in pre_includes:
         path = _find_pre_include(header, filename, include_dirs)
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            preprocessor.parse(handle.read(), path)
+        preprocessor.parse(preprocessor.text_of(path, f"-include {path}"), path)
         out = io.StringIO()
         preprocessor.write(out)
         text += out.getvalue()
         preprocessor.temp_path = []
+    preprocessor.read.spend(len(source))
     preprocessor.parse(source, filename)
     out = io.StringIO()
     preprocessor.write(out)
@@ -183,7 +214,7 @@ def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -
     candidates = [header, os.path.join(os.path.dirname(filename), header)]
     candidates += [os.path.join(d, header) for d in include_dirs]
     for candidate in candidates:
-        if os.path.isfile(candidate):
+        if os.path.exists(candidate) and not os.path.isdir(candidate):
             return candidate
     raise BankismError(f"-include {header}: file not found (searched the working directory, the "
                        "source's directory and the -I directories)")

@@ -234,7 +234,7 @@ class Expressions:
             raise Failure(expr, f"the address depends on {index.taint}, which bankism does not know")
         step = pointer.type.elem.size
         if step == 0:
-            raise Failure(expr, "arithmetic on a pointer to an incomplete type")
+            raise Failure(expr, "arithmetic on a pointer to an incomplete or zero-size type")
         delta = np.asarray(index.data).astype(np.int64) * (sign * step)
         offset = np.asarray(pointer.offset, np.int64) + delta
         return Pointer(

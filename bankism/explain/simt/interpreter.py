@@ -262,7 +262,10 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         for dim in reversed(type_name.dims):
             if dim is None:
                 raise Failure(type_name, "array without a size")
-            t = C.array_of(t, self.integer_constant(dim, mask, "array size"))
+            size = self.integer_constant(dim, mask, "array size")
+            if size < 0:
+                raise Failure(dim, f"array size {size} is negative")
+            t = C.array_of(t, size)
         return t
 
     def _base_type(self, type_name: S.TypeName, init: Value | None) -> CType:

@@ -16,6 +16,7 @@ from bankism.explain.simt.memory import (
 from bankism.explain.simt.values import (
     Mask,
 )
+from bankism.inputs import Budget
 
 
 @dataclass(eq=False)
@@ -50,9 +51,11 @@ class SourceSite:
 class Recorder:
     """Collects, per site, every warp-instruction: block, warp, 32 addresses, active lanes."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: Budget | None = None) -> None:
         self.sites: dict[tuple[int, str], SourceSite] = {}
         self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
+        #: The ``accesses`` budget (bankism.inputs): warp-instructions kept, i.e. memory; None: unbounded.
+        self.budget = budget
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
@@ -76,6 +79,8 @@ class Recorder:
         lanes[:threads] = mask.arr
         padded, lanes = padded.reshape(warps, LANES), lanes.reshape(warps, LANES)
         issued = np.flatnonzero(lanes.any(axis=1))
+        if self.budget is not None:
+            self.budget.spend(issued.size)
         self.last = site
         site.blocks.extend([block] * issued.size)
         site.warps.append(issued)

@@ -32,6 +32,7 @@ from bankism.explain.simt.values import (
     select,
     unknown,
 )
+from bankism.inputs import Budget
 
 #: A loop that runs longer than this is reported instead of hanging the interpreter
 #: (about 10 s of interpretation for a small loop body).
@@ -41,8 +42,13 @@ MAX_LOOP_ITERATIONS = 1 << 18
 class Statements:
     """Statement execution (a mixin of ``Machine``)."""
 
+    #: The ``steps`` budget of the run (bankism.inputs), shared by its blocks; None: unbounded.
+    steps: Budget | None = None
+
     def exec(self, stmt: S.Stmt, mask: Mask) -> Mask:
         """Execute ``stmt`` for the threads of ``mask``; return the threads that continue after it."""
+        if self.steps is not None:
+            self.steps.spend()
         return self._stmt[type(stmt)](stmt, mask)
 
     def _refused(self, stmt: S.Refused, mask: Mask) -> Mask:
