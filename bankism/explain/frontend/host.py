@@ -146,8 +146,9 @@ class HostScope:
             t = C.lookup(" ".join(type_text.split()))
             return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
         if kind == "sizeof_expression":
-            type_node = node.child_by_field_name("type")
-            t = C.lookup(" ".join(node_text(type_node).split())) if type_node is not None else None
+            type_node = node.child_by_field_name("type") or node.child_by_field_name("value")
+            name = " ".join(node_text(type_node).strip("()").split()) if type_node is not None else ""
+            t = C.lookup(name) if name else None  # `sizeof(half)`: a type name read as a value
             if t is None:
                 raise HostUnknown(node_text(node))
             return t.size

@@ -13,6 +13,11 @@ from bankism.errors import BankismError
 from bankism.explain.cuda.ptx import convert_asm
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.declarations import RECORDS, Declarations
+from bankism.explain.frontend.misread import (
+    array_reference_declaration,
+    misread_array_reference,
+    misread_template_declaration,
+)
 from bankism.explain.frontend.preprocess import Preprocessed
 from bankism.explain.frontend.treesitter import (
     child_of_type,
@@ -233,6 +238,8 @@ class _Converter(Declarations):
             if not children:
                 return S.Block(line, text, end, [])
             declaration = self._misread_declaration(node, children[0])
+            if isinstance(declaration, S.Decl):
+                return declaration
             if declaration is not None:
                 return self.declaration(declaration)
             if len(children) > 1 or node.has_error:
@@ -324,22 +331,13 @@ class _Converter(Declarations):
         }
         raise self.unsupported(node, names.get(kind, kind.replace("_", " ")))
 
-    def _misread_declaration(self, node: Node, expression: Node) -> Node | None:
+    def _misread_declaration(self, node: Node, expression: Node) -> Node | S.Decl | None:
         """``ns::Tile<32> t = f();`` that tree-sitter read as ``(ns::Tile < 32) > (t = f())``:
         the same text parsed where only a declaration fits (at file scope, on the same row and
         column, so lines stay right), or None when the statement is not of that shape."""
-        if (
-            expression.type != "binary_expression"
-            or node_text(expression.child_by_field_name("operator")) != ">"
-        ):
-            return None
-        left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
-        if left.type != "binary_expression" or node_text(left.child_by_field_name("operator")) != "<":
-            return None
-        if left.child_by_field_name("left").type not in ("identifier", "qualified_identifier"):
-            return None
-        target = right.child_by_field_name("left") if right.type == "assignment_expression" else right
-        if target is None or target.type != "identifier":
+        if misread_array_reference(expression):
+            return array_reference_declaration(self, node, expression)
+        if not misread_template_declaration(expression):
             return None
         padding = "\n" * node.start_point.row + " " * node.start_point.column
         tree = parser().parse((padding + node_text(node)).encode())

@@ -156,7 +156,7 @@ def _bindings(machine) -> list[tuple[object, object]]:  # noqa: ANN001
                 if isinstance(binding, Variable) and binding.ref is None:
                     out.append((binding, binding.value))
                 elif isinstance(binding, LocalArray):
-                    out.append((binding, (binding.data.copy(), binding.known.copy(), binding.src.copy())))
+                    out.append((binding, binding.state()))
     return out
 
 
@@ -177,21 +177,21 @@ def _same(a: object, b: object) -> bool:
         )
     if isinstance(a, Vector) and isinstance(b, Vector):
         return all(_same(x, y) for x, y in zip(a.comps, b.comps, strict=True))
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, tuple) and isinstance(b, tuple):  # LocalArray.state(): arrays and the unit type
+        return a[3] == b[3] and all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3], strict=True))
     return False
 
 
 def _state_of(binding: object) -> object:
     if isinstance(binding, LocalArray):
-        return (binding.data.copy(), binding.known.copy(), binding.src.copy())
+        return binding.state()
     return binding.value
 
 
 def _restore(saved: list[tuple[object, object]]) -> None:
     for binding, state in saved:
         if isinstance(binding, LocalArray):
-            binding.data[...], binding.known[...], binding.src[...] = state
+            binding.restore(state)
         else:
             binding.value = state
 

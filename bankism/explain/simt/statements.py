@@ -202,7 +202,8 @@ class Statements:
                 value = self.init_local_struct(t, item.init, mask, item)
                 self.declare(item.name, Variable(item.name, t, value))
                 return
-        if item.init is not None and not isinstance(item.init, S.InitList) and not item.type.dims:
+        if item.init is not None and not isinstance(item.init, S.InitList) and (
+                item.type.reference or not item.type.dims):
             if item.type.reference:
                 target = self.lvalue(item.init, mask)
                 t = self.lvalue_type(target)

@@ -1,0 +1,66 @@
+"""Declarations tree-sitter reads as expressions, recognised by their shape: ``ns::Tile<32> t =
+f();`` (read as comparisons) and ``half (&r)[4][2] = ...`` (a reference to an array of a
+typedef'd type, read as a call subscripted and assigned to)."""
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import last_name, named_children, node_text
+
+
+def misread_template_declaration(expression: Node) -> bool:
+    """``(ns::Tile < 32) > (t = f())``: a declaration of a template type read as comparisons."""
+    if expression.type != "binary_expression" or node_text(expression.child_by_field_name("operator")) != ">":
+        return False
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if left.type != "binary_expression" or node_text(left.child_by_field_name("operator")) != "<":
+        return False
+    if left.child_by_field_name("left").type not in ("identifier", "qualified_identifier"):
+        return False
+    target = right.child_by_field_name("left") if right.type == "assignment_expression" else right
+    return target is not None and target.type == "identifier"
+
+
+def misread_array_reference(expression: Node) -> bool:
+    """``half (&r)[4][2] = ...`` (a reference to an array of a typedef'd type) read as the call
+    ``half(&r)`` subscripted and assigned to."""
+    if expression.type != "assignment_expression":
+        return False
+    if node_text(expression.child_by_field_name("operator")) != "=":
+        return False
+    left = expression.child_by_field_name("left")
+    if left.type != "subscript_expression":
+        return False
+    while left.type == "subscript_expression":
+        left = left.child_by_field_name("argument")
+    if left.type != "call_expression" or left.child_by_field_name("function").type not in (
+            "identifier", "qualified_identifier"):
+        return False
+    args = named_children(left.child_by_field_name("arguments"))
+    return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0]).startswith("&")
+            and args[0].child_by_field_name("argument").type == "identifier")
+
+
+def array_reference_declaration(converter, node: Node, expression: Node) -> S.Decl:  # noqa: ANN001
+    """The declaration ``T (&name)[A][B] = init;`` from its misread expression (shape checked by
+    ``misread_array_reference``)."""
+    left = expression.child_by_field_name("left")
+    dims: list[S.Expr | None] = []
+    while left.type == "subscript_expression":
+        indices = named_children(left.child_by_field_name("indices"))
+        dims.insert(0, converter.expr(indices[0]))
+        left = left.child_by_field_name("argument")
+    function = left.child_by_field_name("function")
+    scope = ""
+    if function.type == "qualified_identifier":
+        scope = node_text(function.child_by_field_name("scope"))
+    name = node_text(named_children(left.child_by_field_name("arguments"))[0].child_by_field_name("argument"))
+    line = converter._line(node)
+    type_name = S.TypeName(line, node_text(node), last_name(function), 0, dims, True, scope=scope)
+    type_name.file = converter._file(node)
+    init = converter.expr(expression.child_by_field_name("right"))
+    declarator = S.Declarator(line, node_text(expression), name, type_name, init)
+    declarator.file = type_name.file
+    return S.Decl(line, node_text(node), converter._end_line(node), [declarator])

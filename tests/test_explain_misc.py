@@ -1,0 +1,42 @@
+"""Reach of explain on public kernels (issue 19, reach-misc): per-thread arrays read back as
+other types, references to arrays, pre-CUDA-9 shuffles, ... Each site's per-warp addresses,
+wavefronts and ideal are checked against the engine run on addresses computed here with NumPy
+from the kernel's own formulas (the bytes as the GPU holds them), and the simple ones against
+the wavefront count that follows from the bank arithmetic."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tests.test_explain_support import BASE, DATA, check_site, run, site
+
+MISC = DATA / "misc"
+
+
+def _half_bits(values: np.ndarray) -> np.ndarray:
+    return values.astype(np.float16).view(np.uint16).astype(np.int64)
+
+
+def _rows(words: np.ndarray, warps: int = 2) -> dict[int, np.ndarray]:
+    """warp -> (1, 32) byte addresses of float words ``words`` (one per thread) in ``s``."""
+    return {w: (BASE + 4 * words[32 * w: 32 * w + 32]).reshape(1, 32).astype(np.int64) for w in range(warps)}
+
+
+def test_local_arrays_read_as_other_types_use_the_gpus_bytes():
+    report = run(MISC / "punning.cu")
+    t = np.arange(64)
+    expected = {
+        21: _half_bits(t + 3) & 2047,  # u[1] >> 16: h[3] of the float4 copy
+        26: _half_bits(3 * t) & 2047,  # rc[1]: rh[2] (low half) and rh[3]
+        28: 2 * t,  # rc[0] read as half2: .y is rh[1] = 2t
+        33: _half_bits(4 * t + 2) & 2047,  # f[1] holds fh[2], fh[3]
+        34: 4 * t + 3,
+        39: (np.float32(1) * (t + 1)).astype(np.float32).view(np.uint32).astype(np.int64) >> 16 & 2047,
+        43: 5 * t,  # float bits kept in an unsigned int, read as the float
+        47: 3 * t,  # fill_2d through a reference to int[3][2]: g[2][1] = 3t + 5
+    }
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _rows(words), 4, "store")
+    # bank arithmetic: s[2t] is 2-way, s[4t+3] 4-way, s[5t] and s[3t] conflict-free (2 warps)
+    wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
+    assert (wavefronts[28], wavefronts[34], wavefronts[43], wavefronts[47]) == (4, 8, 2, 2)
