@@ -7,7 +7,9 @@ the wavefront count that follows from the bank arithmetic."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from bankism.errors import BankismError
 from tests.test_explain_support import BASE, DATA, check_site, run, site
 
 MISC = DATA / "misc"
@@ -40,3 +42,41 @@ def test_local_arrays_read_as_other_types_use_the_gpus_bytes():
     # bank arithmetic: s[2t] is 2-way, s[4t+3] 4-way, s[5t] and s[3t] conflict-free (2 warps)
     wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
     assert (wavefronts[28], wavefronts[34], wavefronts[43], wavefronts[47]) == (4, 8, 2, 2)
+
+
+def test_pre_cuda9_shuffles_and_votes_run_over_the_lanes_that_run():
+    report = run(MISC / "shfl_legacy.cu")
+    lane = np.arange(64) % 32
+    down = np.where(lane + 8 < 32, lane + 8, lane)
+    up = np.where(lane % 16 >= 4, lane - 4, lane)
+    expected = {
+        8: lane ^ 16,
+        9: 2 * down,
+        10: up,
+        11: 32 * lane,  # __shfl(t, 0) % 32 is 0 in both warps
+        13: 8 * lane,  # __popc(__ballot(lane < 8)) = 8
+        14: lane + 64,  # __any and __all both hold
+    }
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _rows(words), 4, "store")
+    # bank arithmetic, per warp: a permutation 1, 2*down 2 (words 16+2k and 48+2k share a bank),
+    # the shifted segments 1, one bank for 32 words 32, 8*lane 8 (4 banks of 8 words), lane + 64 1
+    per_warp = {s["line"]: s["wavefronts"] // 2 for s in report["sites"] if s["op"] == "store"}
+    assert [per_warp[line] for line in expected] == [1, 2, 1, 32, 8, 1]
+
+
+def test_a_shuffle_from_a_lane_that_does_not_run_is_not_known(tmp_path):
+    path = tmp_path / "idle_lane.cu"
+    path.write_text(
+        "__global__ void k(int *out) {\n"
+        "  __shared__ int s[64];\n"
+        "  int lane = threadIdx.x % 32;\n"
+        "  if (lane < 16) {\n"
+        "    s[__shfl_xor_sync(0xffffffff, lane, 16)] = 1;\n"
+        "  }\n"
+        "  out[lane] = s[lane];\n"
+        "}\n"
+    )
+    with pytest.raises(BankismError, match=r"idle_lane.cu:5: the address depends on a value "
+                                           r"__shfl_xor_sync\(\) read from a lane that does not run"):
+        run(path, grid=(1, 1, 1), block=(32, 1, 1))
