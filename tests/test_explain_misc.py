@@ -80,3 +80,29 @@ def test_a_shuffle_from_a_lane_that_does_not_run_is_not_known(tmp_path):
     with pytest.raises(BankismError, match=r"idle_lane.cu:5: the address depends on a value "
                                            r"__shfl_xor_sync\(\) read from a lane that does not run"):
         run(path, grid=(1, 1, 1), block=(32, 1, 1))
+
+
+def test_asm_operands_without_commas_and_special_registers():
+    report = run(MISC / "asm_forms.cu")
+    t = np.arange(64)
+    check_site(site(report, 13, "s", "store"), {w: BASE + 8 * t[32 * w: 32 * w + 32].reshape(1, 32)
+                                                for w in range(2)}, 8, "store")
+    check_site(site(report, 20, "s", "store"), _rows(32 * (t % 32)), 4, "store")  # popc(lanemask_lt) = lane
+    per_warp = {s["line"]: s["wavefronts"] // 2 for s in report["sites"] if s["op"] == "store"}
+    assert (per_warp[13], per_warp[20]) == (2, 32)  # 256 bytes of v2 stores; one bank, 32 words
+
+
+def test_a_helper_explain_cannot_read_is_refused_with_its_reason(tmp_path):
+    path = tmp_path / "pointer_to_array.cu"
+    path.write_text(
+        "__device__ void zero(float (*rows)[4]) { rows[0][0] = 0.0f; }\n"
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[32];\n"
+        "  float r[2][4];\n"
+        "  zero(r);\n"
+        "  s[threadIdx.x] = r[0][0];\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+    )
+    with pytest.raises(BankismError, match=r"pointer_to_array.cu:1: unsupported construct: pointer to an array"):
+        run(path, grid=(1, 1, 1), block=(32, 1, 1))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.explain.cuda.ptx import Asm, Operand, PtxStatement, PtxSyntaxError, statements
+from bankism.explain.cuda.ptx_special import is_lane_special, lane_special
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import GlobalMatrix, SharedVariable, global_load
@@ -169,6 +170,8 @@ class InlinePtx:
             value = state.regs[name]
         elif name in _SPECIAL:
             value = self._special(name)
+        elif is_lane_special(name):
+            value = lane_special(name, self.lanes)
         else:
             raise Failure(stmt, f"unsupported construct: PTX register {name} (not declared in the asm, "
                                 "or a special register explain does not model)")

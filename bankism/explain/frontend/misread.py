@@ -36,7 +36,7 @@ def misread_array_reference(expression: Node) -> bool:
     while left.type == "subscript_expression":
         left = left.child_by_field_name("argument")
     if left.type != "call_expression" or left.child_by_field_name("function").type not in (
-            "identifier", "qualified_identifier"):
+            "identifier", "qualified_identifier", "primitive_type", "type_identifier"):
         return False
     args = named_children(left.child_by_field_name("arguments"))
     return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0]).startswith("&")
