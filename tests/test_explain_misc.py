@@ -104,5 +104,28 @@ def test_a_helper_explain_cannot_read_is_refused_with_its_reason(tmp_path):
         "  out[threadIdx.x] = s[threadIdx.x];\n"
         "}\n"
     )
-    with pytest.raises(BankismError, match=r"pointer_to_array.cu:1: unsupported construct: pointer to an array"):
+    with pytest.raises(BankismError, match=r"pointer_to_array.cu:1: unsupported construct: pointer to an "
+                                           r"array"):
         run(path, grid=(1, 1, 1), block=(32, 1, 1))
+
+
+def test_comparisons_misread_as_template_arguments_are_comparisons():
+    report = run(MISC / "comparisons.cu")  # the launch passes rows = 4, cols = 5
+    t = np.arange(64)
+    row, col = t // 8 - 1, t % 8 - 2
+    guarded = (row >= 0) & (row < 4) & (col >= 0) & (col < 5)
+    words = row * 33 + col
+    addresses = {w: BASE + 4 * words[32 * w: 32 * w + 32][guarded[32 * w: 32 * w + 32]] for w in range(2)}
+    active = {w: guarded[32 * w: 32 * w + 32].reshape(1, 32) for w in range(2)}
+    rows = {}
+    for w in range(2):
+        full = np.zeros((1, 32), np.int64)
+        full[0, active[w][0]] = addresses[w]
+        rows[w] = full
+    check_site(site(report, 7, "s", "store"), rows, 4, "store", active)
+    pick = np.where((row < 4) & (col > 2), 32 * col, t)
+    check_site(site(report, 10, "s", "store"), _rows(pick), 4, "store")
+    # bank 2 gets (row, col) = (0, 2), (1, 1), (2, 0) in warp 0; bank 0 gets four words in each warp
+    stores = [s for s in report["sites"] if s["op"] == "store"]
+    per_warp = {s["line"]: [w["wavefronts"][0] for w in s["warps"]] for s in stores}
+    assert per_warp == {7: [3, 1], 10: [4, 4]}

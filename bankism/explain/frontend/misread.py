@@ -1,10 +1,13 @@
-"""Declarations tree-sitter reads as expressions, recognised by their shape: ``ns::Tile<32> t =
-f();`` (read as comparisons) and ``half (&r)[4][2] = ...`` (a reference to an array of a
-typedef'd type, read as a call subscripted and assigned to)."""
+"""Code tree-sitter misreads, recognised by its shape: declarations read as expressions
+(``ns::Tile<32> t = f();`` read as comparisons, ``half (&r)[4][2] = ...`` read as a call
+subscripted and assigned to), and comparisons read as template arguments (``a < n && b > 0``)."""
 
 from __future__ import annotations
 
-from tree_sitter import Node
+from functools import lru_cache
+
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Query, QueryCursor
 
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.treesitter import last_name, named_children, node_text
@@ -64,3 +67,46 @@ def array_reference_declaration(converter, node: Node, expression: Node) -> S.De
     declarator = S.Declarator(line, node_text(expression), name, type_name, init)
     declarator.file = type_name.file
     return S.Decl(line, node_text(node), converter._end_line(node), [declarator])
+
+
+#: Logical and comparison operators: template arguments built from them are comparisons misread.
+_LOGICAL = ("&&", "||", "<", ">", "<=", ">=", "==", "!=")
+
+
+@lru_cache(maxsize=1)
+def _template_functions() -> Query:
+    return Query(Language(tree_sitter_cuda.language()), "(template_function) @f")
+
+
+def misread_comparisons(text: str, root: Node) -> str | None:
+    """``text`` with the comparisons tree-sitter read as template arguments made unambiguous, or
+    None when there are none. ``a < n && b > 0`` (read as ``a<n && b> 0``) becomes ``(a)<n && b
+    > 0``: written in place of the blanks around ``<`` where there are some, so lines and
+    columns stay (else the line's later columns shift by two). A template function used as a
+    value whose arguments are logical or comparison expressions is such a misread: a variable
+    template of that form does not occur in kernels."""
+    captures = QueryCursor(_template_functions()).captures(root).get("f", [])
+    spans = []
+    for node in captures:
+        name = node.child_by_field_name("name")
+        args = node.child_by_field_name("arguments")
+        parent = node.parent
+        if name is None or args is None or name.type != "identifier":
+            continue
+        called = parent is not None and parent.type == "call_expression"
+        if called and parent.child_by_field_name("function") == node:
+            continue
+        if not any(a.type == "binary_expression" and node_text(a.child_by_field_name("operator")) in _LOGICAL
+                   for a in named_children(args)):
+            continue
+        spans.append((name.start_byte, name.end_byte, args.start_byte))
+    if not spans:
+        return None
+    data = text.encode()
+    for start, end, less in sorted(spans, reverse=True):
+        after = less + 1
+        if data[end:less] == b" " and data[after:after + 1] == b" ":
+            data = data[:start] + b"(" + data[start:end] + b")<" + data[after + 1:]
+        else:
+            data = data[:start] + b"(" + data[start:end] + b")" + data[end:]
+    return data.decode()

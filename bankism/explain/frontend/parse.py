@@ -5,7 +5,7 @@ the kernels it finds into the small tree of ``syntax`` and collects the launches
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -16,6 +16,7 @@ from bankism.explain.frontend.declarations import RECORDS, Declarations
 from bankism.explain.frontend.misread import (
     array_reference_declaration,
     misread_array_reference,
+    misread_comparisons,
     misread_template_declaration,
 )
 from bankism.explain.frontend.preprocess import Preprocessed
@@ -95,6 +96,12 @@ def parse(pre: Preprocessed) -> Program:
     type aliases, file-scope declarations and launches. Nothing here refuses: a definition
     bankism cannot read is kept with its error, raised only if the kernel uses it."""
     tree = parser().parse(pre.text.encode())
+    for _ in range(8):  # each pass clears the outermost misreads; nested ones show up after it
+        fixed = misread_comparisons(pre.text, tree.root_node)
+        if fixed is None:
+            break
+        pre = replace(pre, text=fixed)
+        tree = parser().parse(pre.text.encode())
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
     launches: list[Launch] = []
