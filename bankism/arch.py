@@ -1,24 +1,39 @@
 """Shared-memory rules of each GPU architecture, as data.
 
-Every hardware rule the engine applies lives here, one table per architecture; the
-engine in ``engine.py`` only interprets these tables. ``docs/rules.md`` gives the
-measurements behind each entry.
+Every hardware rule and constant lives here (or, for SASS opcodes, in ``isa.py``), one table per
+architecture; the engine (``bankism/engine/``) only interprets these tables, and every other module
+takes warp size, bank geometry, limits, alignments and the default architecture from here
+(``tests/test_rules_in_arch.py`` checks it). ``docs/rules.md`` gives the measurements behind each entry.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bankism.errors import BankismError
 
-#: Lanes of a warp.
+if TYPE_CHECKING:  # arrays work too; arch.py stays free of NumPy so that `import bankism` is fast
+    import numpy as np
+
+#: Lanes of a warp (CUDA's ``warpSize``).
 LANES = 32
+#: The active-lane mask of a whole warp.
+FULL_MASK = (1 << LANES) - 1
 #: Threads a CUDA block may have.
 MAX_THREADS_PER_BLOCK = 1024
 #: Lanes that give the row addresses of one 8x8 matrix of ldmatrix/stmatrix (lanes 8k..8k+7 for matrix k).
 LANES_PER_MATRIX = 8
+#: Bytes of one matrix row that ldmatrix/stmatrix move per row address (8 x 16-bit elements).
+MATRIX_ROW_BYTES = 16
 #: The architecture every front end models unless told otherwise.
 DEFAULT_ARCH = "sm_90"
+#: Alignment of the dynamic (extern __shared__) array after the static ones: measured on an H100
+#: (nvcc 13.0, -arch=sm_90; docs/explain.md, "Shared-memory layout"), unless declared larger.
+DYNAMIC_SHARED_ALIGN = 16
+#: ``bankism advise --array`` without @BASE lays each array out after the previous one at this
+#: alignment (docs/cli.md): the widest access's, so every vector access of the array stays aligned.
+DECLARED_ARRAY_ALIGN = 16
 
 OPS = ("load", "store", "atomic", "ldmatrix", "stmatrix", "ldgsts")
 MATRIX_OPS = ("ldmatrix", "stmatrix")
@@ -101,6 +116,19 @@ class Architecture:
     def bank_row_bytes(self) -> int:
         """Bytes of one row of banks (128 on sm_90): addresses this far apart fall in the same bank."""
         return self.banks * self.bank_bytes
+
+    def bank_of(self, address: int | np.ndarray) -> int | np.ndarray:
+        """The bank of a shared-window byte address (or of each address of an array).
+
+        Compare-and-swap retry loops arbitrate by it (measured on the H100, traces/probes/sm_90_atomics.json):
+        in each round, of the remaining lanes of a warp, the lowest lane in each bank succeeds.
+        """
+        return (address // self.bank_bytes) % self.banks
+
+    def group_lanes(self, op: str, width: int) -> int:
+        """Lanes per transaction of ``op`` at ``width`` bytes before any merge: the store groups of
+        cp.async (LDGSTS), whose global sources ``capture`` checks against the rule (docs/rules.md)."""
+        return self.rule(op, width).lanes_per_transaction
 
     def rule(self, op: str, width: int, atomic_op: str = "add") -> Rule:
         """The rule for ``op`` at ``width`` bytes per lane, or a BankismError naming what is unknown."""
@@ -203,3 +231,10 @@ def get_arch(name: str) -> Architecture:
     except KeyError:
         known = ", ".join(sorted(ARCHITECTURES))
         raise BankismError(f"unknown arch {name!r}: bankism knows {known}") from None
+
+
+def window_base(arch: str = DEFAULT_ARCH) -> int:
+    """Where a block's own shared memory starts in the shared window of ``arch`` (the bytes before it
+    are reserved: ``Architecture.reserved_shared_bytes``, measured). Traces, explain and advise all
+    hold offsets in this window."""
+    return get_arch(arch).reserved_shared_bytes

@@ -25,6 +25,7 @@ LAYERS: dict[str, int] = {
     "traceio": 3,
     "capture": 4,
     "analyze": 5,
+    "timing": 5,
     "review": 6,
     "testing": 6,
     "explain": 7,

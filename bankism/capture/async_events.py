@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from bankism.arch import DEFAULT_ARCH, LANES, get_arch
+
 KIND_ASYNC_COPY, KIND_BULK_COPY, KIND_WGMMA = 3, 4, 5
 EVENT_KINDS = (KIND_BULK_COPY, KIND_WGMMA)
 
@@ -21,8 +23,6 @@ EVENT_KINDS = (KIND_BULK_COPY, KIND_WGMMA)
 #: (tracer_records.h: BANKISM_ASYNC_SOURCE_SHIFT/MASK): enough to tell which lanes read the same 128-byte
 #: line (aliasing only for sources a multiple of 64 KiB apart).
 SOURCE_SHIFT, SHARED_MASK = 18, (1 << 18) - 1
-#: Lanes per group of the store rule for each cp.async width (docs/rules.md, "cp.async").
-GROUP_LANES = {4: 32, 8: 16, 16: 8}
 
 
 def split_sources(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,11 +43,11 @@ def source_grouping(width: int, active: np.ndarray, sources: np.ndarray) -> dict
     half- or quarter-warp for 4, 8, 16 bytes) read in any execution; ``source_repeats``: executions in
     which two active lanes of a group read the same bytes. The rule is exact when both are at most 1 and 0.
     """
-    group = GROUP_LANES.get(int(width), 8)
-    lanes = ((active[:, None].astype(np.int64) >> np.arange(32)) & 1).astype(bool)
+    group = get_arch(DEFAULT_ARCH).group_lanes("ldgsts", int(width))  # the rule's store groups
+    lanes = ((active[:, None].astype(np.int64) >> np.arange(LANES)) & 1).astype(bool)
     most = 0
     repeated = np.zeros(len(sources), bool)
-    for start in range(0, 32, group):
+    for start in range(0, LANES, group):
         used = lanes[:, start:start + group]
         part = sources[:, start:start + group]
         most = max(most, int(_distinct(part >> 5, used).max(initial=0)))

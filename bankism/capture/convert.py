@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import MATRIX_OPS
+from bankism.arch import LANES, MATRIX_OPS
 from bankism.capture import async_events
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
@@ -122,7 +122,7 @@ def record_arrays(
     order = np.lexsort((records["warp"], linear))
     active = records["active"][order].astype(np.uint32)
     addresses = records["addresses"][order].astype(np.int64)
-    lanes = ((active[:, None].astype(np.int64) >> np.arange(32)) & 1).astype(bool)
+    lanes = ((active[:, None].astype(np.int64) >> np.arange(LANES)) & 1).astype(bool)
     addresses[~lanes] = 0
     return {
         "block": records["block"][order].astype(np.int32),

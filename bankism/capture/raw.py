@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.errors import BankismError
 
 TRACER_NAME = "bankism-sanitizer 1"
@@ -23,7 +24,7 @@ RECORD_DTYPE = np.dtype(
         ("width", "<u2"),
         ("matrices", "<u2"),
         ("kind", "<u4"),
-        ("addresses", "<u4", (32,)),
+        ("addresses", "<u4", (LANES,)),
     ]
 )
 assert RECORD_DTYPE.itemsize == 168

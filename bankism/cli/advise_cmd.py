@@ -20,13 +20,10 @@ from typing import Annotated, Any
 import numpy as np
 import typer
 
-from bankism.arch import DEFAULT_ARCH, get_arch
+from bankism.arch import DECLARED_ARRAY_ALIGN, DEFAULT_ARCH, LANES, get_arch, window_base
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
 from bankism.version import __version__
-
-#: Arrays declared without @BASE follow one another from the window base, each aligned to this many bytes.
-ARRAY_ALIGNMENT = 16
 
 SOURCE_HELP = "A trace (bankism-trace JSON) or the JSON that `bankism explain --json` prints."
 ARRAY_HELP = (
@@ -90,13 +87,13 @@ def parse_array_spec(spec: str, default_base: int) -> SharedArray:
         raise BankismError(f"--array {spec!r}: {error}") from None
 
 
-def declare_arrays(specs: Sequence[str], window_base: int, arch: str = "sm_90") -> list[SharedArray]:
+def declare_arrays(specs: Sequence[str], base: int, arch: str = DEFAULT_ARCH) -> list[SharedArray]:
     """The arrays of ``--array``; those without @BASE follow the previous one (16-byte aligned).
 
     Each must fit in the architecture's shared memory and overlap no other declared array.
     """
     arrays: list[SharedArray] = []
-    next_base = window_base
+    next_base = base
     size = get_arch(arch).shared_bytes
     for spec in specs:
         array = parse_array_spec(spec, next_base)
@@ -113,7 +110,7 @@ def declare_arrays(specs: Sequence[str], window_base: int, arch: str = "sm_90") 
                     f"{other.name} (bytes {other.base}-{other.base + other.nbytes - 1})")
         arrays.append(array)
         end = array.base + array.nbytes
-        next_base = -(-end // ARRAY_ALIGNMENT) * ARRAY_ALIGNMENT
+        next_base = -(-end // DECLARED_ARRAY_ALIGN) * DECLARED_ARRAY_ALIGN
     return arrays
 
 
@@ -157,7 +154,7 @@ def sites_from_explain(doc: dict[str, Any]) -> tuple[list[RecordedSite], list[di
         rows, masks, places = [], [], []
         for k, warp in enumerate(warps):
             lanes = warp.get("lane_addresses", warp.get("addresses"))
-            if lanes is None or len(lanes) != 32:
+            if lanes is None or len(lanes) != LANES:
                 raise BankismError(f"explain result: site {n} ({label}) warp {k}: expected 32 lane addresses")
             rows.append([0 if a is None else int(a) for a in lanes])
             masks.append(sum(1 << lane for lane, a in enumerate(lanes) if a is not None))
@@ -186,7 +183,7 @@ def _array_from_explain(info: dict[str, Any]) -> SharedArray:
 
 
 def _covers(array: SharedArray, site: RecordedSite) -> bool:
-    lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+    lanes = ((site.active[:, np.newaxis] >> np.arange(LANES)) & 1).astype(bool)
     used = site.addresses[lanes]
     return used.size > 0 and bool(((used >= array.base) & (used < array.base + array.nbytes)).all())
 
@@ -201,7 +198,7 @@ def attribute(
         named = [a for a in arrays if a.name == site.array]
         holders = named or [a for a in arrays if _covers(a, site)]
         if not holders:
-            lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+            lanes = ((site.active[:, np.newaxis] >> np.arange(LANES)) & 1).astype(bool)
             used = site.addresses[lanes]
             span = f"bytes {int(used.min())}-{int(used.max())}" if used.size else "no active lane"
             left_out.append(f"{site.label}: {span} lie in no declared array")
@@ -294,16 +291,6 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     raise BankismError(f"{path}: neither a bankism trace nor an `explain --json` result")
 
 
-def window_base(kind: str, arch: str) -> int:
-    """Where a block's shared memory starts in the addresses of the input: one rule for every kind.
-
-    Traces and ``explain --json`` results both hold offsets in the block's shared window, where the
-    block's own shared memory starts at ``Architecture.reserved_shared_bytes`` (1024 on sm_90,
-    measured: docs/explain.md); arrays declared without @BASE are laid out from there.
-    """
-    return get_arch(arch).reserved_shared_bytes
-
-
 def register(app: typer.Typer) -> None:
     """Add the `advise` command to ``app``."""
 
@@ -313,7 +300,7 @@ def register(app: typer.Typer) -> None:
         array: Annotated[list[str] | None, typer.Option("--array", help=ARRAY_HELP)] = None,
         launch: int = typer.Option(None, help="Only this launch of a trace (its index)."),
         limit: int = typer.Option(5, help="How many fixes to list per array."),
-        arch: str = typer.Option(None, help="Architecture (default: the input's, else sm_90)."),
+        arch: str = typer.Option(None, help=f"Architecture (default: the input's, else {DEFAULT_ARCH})."),
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array."""
@@ -321,7 +308,7 @@ def register(app: typer.Typer) -> None:
         arch = arch or input_arch
         if limit < 1:
             raise BankismError(f"--limit {limit}: list at least 1 fix")
-        arrays = declare_arrays(array, window_base(kind, arch), arch) if array else declared
+        arrays = declare_arrays(array, window_base(arch), arch) if array else declared
         if not arrays:
             raise BankismError(
                 f"{source}: declare the shared arrays with --array NAME:TYPE[D0][D1]...[+PAD][@BASE]; "
@@ -346,7 +333,7 @@ def _address_summary(sites: list[RecordedSite]) -> str:
         return "the input has no access sites"
     lows, highs = [], []
     for site in sites:
-        lanes = ((site.active[:, np.newaxis] >> np.arange(32)) & 1).astype(bool)
+        lanes = ((site.active[:, np.newaxis] >> np.arange(LANES)) & 1).astype(bool)
         used = site.addresses[lanes]
         if used.size:
             lows.append(int(used.min()))

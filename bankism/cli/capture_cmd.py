@@ -32,6 +32,14 @@ def _counter_text(counters: dict[str, Any] | None) -> str:
     return "; ".join(parts) or "no shared-memory instructions"
 
 
+def _time_text(launch: dict[str, Any]) -> str:
+    """'; 1.983 ms at 1.59 GHz' from the launch's time block, or '' without one."""
+    block = launch.get("time")
+    if not block:
+        return ""
+    return f"; {block['duration_ns'] / 1e6:.4g} ms at {block['sm_clock_hz'] / 1e9:.3g} GHz"
+
+
 def _launch_summary(launch: dict[str, Any]) -> str:
     records = launch.get("records")
     count = len(records["warp"]) if isinstance(records, dict) else "?"
@@ -41,7 +49,7 @@ def _launch_summary(launch: dict[str, Any]) -> str:
         f"  launch {launch['index']}: {_short(launch['kernel'])} grid {launch['grid']} block "
         f"{launch['block']}: "
         f"{count} warp-instructions at {len(launch['sites'])} sites ({kept}); "
-        f"{_counter_text(launch.get('counters'))}"
+        f"{_counter_text(launch.get('counters'))}{_time_text(launch)}"
     )
 
 
@@ -53,8 +61,14 @@ def _save_with_counters(doc: dict[str, Any], path: Path, ncu_version: str | None
     traceio.save(doc, path)
 
 
+#: bankism runs ncu with its default clock control, which locks the clocks at the base clock: the time
+#: block says so (an imported CSV does not tell).
+PROFILE_CLOCK_CONTROL = "base"
+
+
 def _counters_only_doc(
-    profiled: list[Any], command: list[str] | None, source: str, env: dict[str, Any]
+    profiled: list[Any], command: list[str] | None, source: str, env: dict[str, Any],
+    clock_control: str | None = None,
 ) -> dict:
     from bankism.capture.ncu import counters_only_launch
 
@@ -69,7 +83,7 @@ def _counters_only_doc(
         ),
         "environment": env,
         "program": {"command": list(command or []), "source": None},
-        "launches": [counters_only_launch(p) for p in profiled],
+        "launches": [counters_only_launch(p, clock_control) for p in profiled],
     }
 
 
@@ -145,7 +159,8 @@ DetailsOut = Annotated[
 def _print_counters(doc: dict[str, Any]) -> None:
     """One line per launch: its kernel and the ncu counters it now holds."""
     for item in doc["launches"]:
-        print(f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}")
+        print(f"  launch {item['index']}: {_short(item['kernel'])}: {_counter_text(item.get('counters'))}"
+              f"{_time_text(item)}")
 
 
 def record(
@@ -175,7 +190,7 @@ def record(
     profiled = ncu.run_profile(command, keep_csv=csv_out, keep_details=details_out, selection=selection)
     for launch in profiled:  # ncu's results count the selected launches: back to indices in the process
         launch.id = indices[launch.id] if 0 <= launch.id < len(indices) else -1
-    missing = ncu.fill_counters(doc, profiled, "ncu", by_index=True)
+    missing = ncu.fill_counters(doc, profiled, "ncu", by_index=True, clock_control=PROFILE_CLOCK_CONTROL)
     _save_with_counters(doc, output, toolkit.ncu_version(ncu_path))
     if missing:
         print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
@@ -261,16 +276,17 @@ def register(app: typer.Typer) -> None:
         version = toolkit.ncu_version()
         if output is not None and output.exists():
             doc = traceio.load(output)
-            missing = ncu.fill_counters(doc, selected, str(output), by_index=selection.everything)
+            missing = ncu.fill_counters(doc, selected, str(output), by_index=selection.everything,
+                                        clock_control=PROFILE_CLOCK_CONTROL)
             _save_with_counters(doc, output, version)
             if missing:
                 print(f"note: no ncu launch matched trace launch(es) {missing}; their counters stay null")
         elif output is not None:
             env = toolkit.environment(_optional_nvcc(), None)
-            doc = _counters_only_doc(selected, command, "ncu", env)
+            doc = _counters_only_doc(selected, command, "ncu", env, PROFILE_CLOCK_CONTROL)
             _save_with_counters(doc, output, version)
         else:
-            doc = {"launches": [ncu.counters_only_launch(p) for p in selected]}
+            doc = {"launches": [ncu.counters_only_launch(p, PROFILE_CLOCK_CONTROL) for p in selected]}
         if output is not None:
             print(f"wrote {output}:")
         _print_counters(doc)

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import typer
 
-from bankism.arch import DEFAULT_ARCH
+from bankism.arch import DEFAULT_ARCH, LANES
 from bankism.engine import simulate
 from bankism.errors import BankismError
 from bankism.version import __version__
@@ -26,14 +26,14 @@ def _parse_addresses(addresses: str | None, stride: int | None, base: int) -> np
     if (addresses is None) == (stride is None):
         raise BankismError("give either --addresses A0,A1,... (32 values) or --stride BYTES")
     if stride is not None:
-        values = [base + stride * lane for lane in range(32)]
+        values = [base + stride * lane for lane in range(LANES)]
         option = "--stride/--base"
     else:
         try:
             values = [int(v, 0) for v in addresses.replace(" ", "").split(",") if v]
         except ValueError as error:
             raise BankismError(f"--addresses: {error}") from None
-        if len(values) != 32:
+        if len(values) != LANES:
             raise BankismError(f"--addresses needs 32 comma-separated values; got {len(values)}")
         option = "--addresses"
     for lane, value in enumerate(values):

@@ -1,7 +1,7 @@
 """The engine's Numba kernel: per warp-instruction wavefront counts, in parallel over chunks.
 
 Only ``bankism.engine`` calls it; it reads every rule and the bank geometry from the per-kind
-table that ``bankism.engine`` builds from ``arch.py`` (columns ``_K_*``).
+table that ``bankism.engine`` builds from ``arch.py`` (columns ``KindColumn``).
 """
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FULL_MASK = 0xFFFFFFFF
-MAX_TRANSACTIONS = 4
+from bankism.arch import LANES
+from bankism.engine.table import ErrorCode, KindColumn, TotalColumn, WorstColumn
 
-_ERR_NONE, _ERR_NEGATIVE, _ERR_RANGE, _ERR_ALIGN = 0, 1, 2, 3
+MAX_TRANSACTIONS = 4
 
 _U1 = np.uint64(1)
 _U7 = np.uint64(7)
@@ -39,7 +39,7 @@ def _merge_xor(addresses, i, mask, lo, hi, merge_xors):
 
 
 @njit(cache=True, inline="always")
-def _merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope):
+def merged_pairs(addresses, i, mask, lanes_used, group_lanes, merge_xors, warp_scope):
     """(bits, xor): bit p set when base transactions 2p and 2p+1 merge, and the xor mask that merged.
 
     With ``warp_scope`` the merge condition is tested once on the whole warp and merges
@@ -138,25 +138,16 @@ def _first_invalid_lane(row, mask, lanes_used, width, limit):
         if (mask >> lane) & 1:
             a = row[lane]
             if a < 0:
-                return lane, _ERR_NEGATIVE
+                return lane, ErrorCode.NEGATIVE
             if a + width > limit:
-                return lane, _ERR_RANGE
+                return lane, ErrorCode.RANGE
             if a & (width - 1):
-                return lane, _ERR_ALIGN
-    return -1, _ERR_NONE
-
-
-#: Columns of the per-kind parameter table the kernel reads (one row per instruction kind).
-(_K_WIDTH, _K_LANES, _K_GROUP_LANES, _K_GROUP_SHIFT, _K_BASE, _K_TX_SHIFT, _K_XORS, _K_WARP_SCOPE,
- _K_SERIALISED, _K_BANKED, _K_PER_PASS, _K_UNIT_SHIFT, _K_SUPER_SHIFT, _K_LIMIT, _K_FIELDS) = range(15)
-#: Per (chunk, kind) sums the kernel keeps: executions, wavefronts, ideal, conflicts.
-_T_EXECUTIONS, _T_WAVEFRONTS, _T_IDEAL, _T_CONFLICTS = range(4)
-#: Per (chunk, kind) worst instruction: its index, excess wavefronts, wavefronts.
-_W_INDEX, _W_EXCESS, _W_WAVEFRONTS = range(3)
+                return lane, ErrorCode.ALIGN
+    return -1, ErrorCode.NONE
 
 
 @njit(cache=True, nogil=True)
-def _simulate_kernel(
+def simulate_kernel(
     addresses, masks, kinds, table, xors, floats, per_record,
     wavefronts, ideal, conflicts, cycles, groups, merged, totals, cycle_totals, worst, errors,
 ):
@@ -167,8 +158,8 @@ def _simulate_kernel(
     ``prange`` one, and threads that take pieces as they free up balance a busy machine).
 
     Instruction i is of kind ``kinds[i]`` (or ``kinds[0]`` for all): its rule, geometry and
-    address limit are row ``kinds[i]`` of ``table`` (columns ``_K_*``), its merge xor masks
-    ``xors[k, :table[k, _K_XORS]]`` and its cycle model ``floats[k]``. Per-instruction
+    address limit are row ``kinds[i]`` of ``table`` (columns ``KindColumn``), its merge xor masks
+    ``xors[k, :table[k, KindColumn.XORS]]`` and its cycle model ``floats[k]``. Per-instruction
     results go to the per-record arrays when ``per_record``; per (chunk, kind) sums and the
     worst instruction always go to ``totals``, ``cycle_totals`` and ``worst``.
 
@@ -188,27 +179,27 @@ def _simulate_kernel(
     spare_max = 0
     keys_max = 1
     for k in range(table.shape[0]):
-        units = (table[k, _K_LIMIT] >> table[k, _K_UNIT_SHIFT]) + 1
-        spare_max = max(spare_max, units << table[k, _K_TX_SHIFT])
-        keys_max = max(keys_max, table[k, _K_BASE] << table[k, _K_SUPER_SHIFT])
+        units = (table[k, KindColumn.LIMIT] >> table[k, KindColumn.UNIT_SHIFT]) + 1
+        spare_max = max(spare_max, units << table[k, KindColumn.TX_SHIFT])
+        keys_max = max(keys_max, table[k, KindColumn.BASE] << table[k, KindColumn.SUPER_SHIFT])
     for c in range(n_chunks):
         owner = np.zeros(spare_max + 1, np.uint8)
-        slots = np.empty(32, np.int32)
-        keys = np.empty(32, np.int32)
-        fresh = np.empty(32, np.int32)
+        slots = np.empty(LANES, np.int32)
+        keys = np.empty(LANES, np.int32)
+        fresh = np.empty(LANES, np.int32)
         words = np.empty(4, np.uint64)
         counts = np.empty(keys_max, np.int32)
         best = np.empty(MAX_TRANSACTIONS, np.int64)
         errors[c, 0] = -1
         errors[c, 1] = -1
-        errors[c, 2] = _ERR_NONE
+        errors[c, 2] = ErrorCode.NONE
         for k in range(table.shape[0]):
             for f in range(4):
                 totals[c, k, f] = 0
             cycle_totals[c, k] = 0.0
-            worst[c, k, _W_INDEX] = -1
-            worst[c, k, _W_EXCESS] = -1
-            worst[c, k, _W_WAVEFRONTS] = -1
+            worst[c, k, WorstColumn.INDEX] = -1
+            worst[c, k, WorstColumn.EXCESS] = -1
+            worst[c, k, WorstColumn.WAVEFRONTS] = -1
         current = np.uintp(table.shape[0])  # no kind yet: the first instruction loads its row
         width = lanes_used = group_shift = n_base = tx_shift = per_pass = unit_shift = super_shift = 0
         limit = n_super = n_keys = last_start = spare = 0
@@ -219,26 +210,26 @@ def _simulate_kernel(
             kind = np.uintp(kinds[0] if scalar_kind else kinds[i])
             if kind != current:  # the rule's parameters stay in registers while the kind repeats
                 current = kind
-                width = table[kind, _K_WIDTH]
-                lanes_used = table[kind, _K_LANES]
-                group_shift = table[kind, _K_GROUP_SHIFT]
-                n_base = table[kind, _K_BASE]
-                tx_shift = table[kind, _K_TX_SHIFT]
-                serialised = table[kind, _K_SERIALISED] != 0
-                banked = table[kind, _K_BANKED] != 0
-                per_pass = table[kind, _K_PER_PASS]
-                unit_shift = table[kind, _K_UNIT_SHIFT]
-                super_shift = table[kind, _K_SUPER_SHIFT]
-                limit = table[kind, _K_LIMIT]
+                width = table[kind, KindColumn.WIDTH]
+                lanes_used = table[kind, KindColumn.LANES]
+                group_shift = table[kind, KindColumn.GROUP_SHIFT]
+                n_base = table[kind, KindColumn.BASE]
+                tx_shift = table[kind, KindColumn.TX_SHIFT]
+                serialised = table[kind, KindColumn.SERIALISED] != 0
+                banked = table[kind, KindColumn.BANKED] != 0
+                per_pass = table[kind, KindColumn.PER_PASS]
+                unit_shift = table[kind, KindColumn.UNIT_SHIFT]
+                super_shift = table[kind, KindColumn.SUPER_SHIFT]
+                limit = table[kind, KindColumn.LIMIT]
                 n_super = 1 << super_shift
                 n_keys = n_base << super_shift
                 last_start = limit - width
                 spare = ((limit >> unit_shift) + 1) << tx_shift
             bits = 0
-            if table[kind, _K_XORS]:
-                bits, _ = _merged_pairs(
-                    addresses, i, mask, lanes_used, table[kind, _K_GROUP_LANES],
-                    xors[kind, :table[kind, _K_XORS]], table[kind, _K_WARP_SCOPE] != 0,
+            if table[kind, KindColumn.XORS]:
+                bits, _ = merged_pairs(
+                    addresses, i, mask, lanes_used, table[kind, KindColumn.GROUP_LANES],
+                    xors[kind, :table[kind, KindColumn.XORS]], table[kind, KindColumn.WARP_SCOPE] != 0,
                 )
             bad = 0
             seen = np.uint64(0)
@@ -295,15 +286,16 @@ def _simulate_kernel(
                 merged[i] = bits != 0
                 cycles[i] = spent
             else:
-                totals[c, kind, _T_EXECUTIONS] += 1
-                totals[c, kind, _T_WAVEFRONTS] += cost
-                totals[c, kind, _T_IDEAL] += lower
-                totals[c, kind, _T_CONFLICTS] += total - served
+                totals[c, kind, TotalColumn.EXECUTIONS] += 1
+                totals[c, kind, TotalColumn.WAVEFRONTS] += cost
+                totals[c, kind, TotalColumn.IDEAL] += lower
+                totals[c, kind, TotalColumn.CONFLICTS] += total - served
                 cycle_totals[c, kind] += spent
                 excess = cost - lower
-                if excess > worst[c, kind, _W_EXCESS] or (
-                    excess == worst[c, kind, _W_EXCESS] and cost > worst[c, kind, _W_WAVEFRONTS]
+                if excess > worst[c, kind, WorstColumn.EXCESS] or (
+                    excess == worst[c, kind, WorstColumn.EXCESS]
+                    and cost > worst[c, kind, WorstColumn.WAVEFRONTS]
                 ):
-                    worst[c, kind, _W_INDEX] = i
-                    worst[c, kind, _W_EXCESS] = excess
-                    worst[c, kind, _W_WAVEFRONTS] = cost
+                    worst[c, kind, WorstColumn.INDEX] = i
+                    worst[c, kind, WorstColumn.EXCESS] = excess
+                    worst[c, kind, WorstColumn.WAVEFRONTS] = cost

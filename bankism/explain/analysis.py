@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bankism.arch import get_arch
+from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
@@ -21,7 +21,6 @@ from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.values import Scalar
 
 Dim3 = tuple[int, int, int]
-MAX_THREADS_PER_BLOCK = 1024
 
 
 def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Analysis:

@@ -20,6 +20,7 @@ from bankism.arch import (
     LANES,
     LANES_PER_MATRIX,
     MATRIX_OPS,
+    MATRIX_ROW_BYTES,
     MAX_THREADS_PER_BLOCK,
     OPS,
     WIDTHS,
@@ -164,7 +165,8 @@ class Access:
                 raise BankismError(
                     f"{self.op} of {self.array.name} needs matrices=1, 2 or 4; got {self.matrices!r}"
                 )
-            whole = 16 // self.array.itemsize if 16 % self.array.itemsize == 0 else None
+            row = MATRIX_ROW_BYTES
+            whole = row // self.array.itemsize if row % self.array.itemsize == 0 else None
             if whole is None or self.vector not in (None, whole):
                 raise BankismError(
                     f"{self.op} of {self.array.name} moves 16-byte rows of {self.array.cuda_type}; "

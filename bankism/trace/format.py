@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import ARCHITECTURES
+from bankism.arch import ARCHITECTURES, LANES
 
 FORMAT = "bankism-trace"
 VERSION = 1
@@ -32,11 +32,12 @@ RECORD_LAYOUT: dict[str, tuple[type[np.generic], tuple[int, ...]]] = {
     "warp": (np.int32, ()),
     "site": (np.int32, ()),
     "active": (np.uint32, ()),
-    "addresses": (np.int32, (32,)),  # shared-window offsets: int32 from file to engine, never widened
+    "addresses": (np.int32, (LANES,)),  # shared-window offsets: int32 from file to engine, never widened
 }
 
 #: Byte offset at which a block's own shared memory starts in the shared window, per architecture
-#: (``Architecture.reserved_shared_bytes``, measured: 1024 on the H100).
+#: (``Architecture.reserved_shared_bytes``, measured: 1024 on the H100). Kept for scripts: the rule is
+#: ``bankism.arch.window_base``.
 SHARED_WINDOW_BASE = {name: arch.reserved_shared_bytes for name, arch in ARCHITECTURES.items()}
 
 #: Dynamic shared memory may start after the static variables at an alignment chosen by the kernel.

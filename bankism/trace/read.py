@@ -16,6 +16,7 @@ from typing import IO, Any
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.errors import BankismError
 from bankism.trace.format import DEFAULT_CHUNK, RECORD_FIELDS, RECORD_LAYOUT, RecordChunk, empty_records
 from bankism.trace.validate import (
@@ -165,7 +166,7 @@ def _address_rows(body: str) -> np.ndarray | None:
     if [part.count("[") for part in rows] != [1] * len(rows):
         return None
     commas = [part.count(",") for part in rows]  # 31 in a row, plus the separator before all but the first
-    if commas[0] != 31 or commas[1:] != [32] * (len(rows) - 1):
+    if commas[0] != LANES - 1 or commas[1:] != [LANES] * (len(rows) - 1):
         return None
     if any(part.split("[")[0].strip() not in ("", ",") for part in rows):
         return None
@@ -175,9 +176,9 @@ def _address_rows(body: str) -> np.ndarray | None:
             values = np.fromstring(body.replace("[", " ").replace("]", " "), dtype=np.int64, sep=",")
         except (ValueError, DeprecationWarning):
             return None
-    if values.size != 32 * len(rows) or (np.abs(values) >= 2**62).any():
+    if values.size != LANES * len(rows) or (np.abs(values) >= 2**62).any():
         return None
-    return values.reshape(len(rows), 32)
+    return values.reshape(len(rows), LANES)
 
 
 def _parse_with_fast_addresses(text: str, note: Callable[[str], None]) -> Any:

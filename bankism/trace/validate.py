@@ -13,13 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from bankism.arch import MATRIX_OPS, get_arch
+from bankism.arch import LANES, MATRIX_OPS, get_arch, window_base
 from bankism.errors import BankismError
 from bankism.trace.format import (
     DYNAMIC_ALIGNMENT_ALLOWANCE,
     RECORD_FIELDS,
     RECORD_LAYOUT,
-    SHARED_WINDOW_BASE,
     empty_records,
     schema,
 )
@@ -159,10 +158,8 @@ def _linear_blocks(blocks: np.ndarray, grid: list[int]) -> np.ndarray:
 
 
 def window_end(launch: dict[str, Any], arch: str) -> int:
-    """First byte past the launch's shared memory in the shared window (see SHARED_WINDOW_BASE)."""
-    base = SHARED_WINDOW_BASE.get(arch)
-    if base is None:
-        return get_arch(arch).shared_bytes
+    """First byte past the launch's shared memory in the shared window (``arch.window_base``)."""
+    base = window_base(arch)
     static, dynamic = launch["shared_bytes"]["static"], launch["shared_bytes"]["dynamic"]
     if dynamic == 0:
         return base + static
@@ -171,8 +168,6 @@ def window_end(launch: dict[str, Any], arch: str) -> int:
 
 
 def _window_text(launch: dict[str, Any], arch: str) -> str:
-    if arch not in SHARED_WINDOW_BASE:
-        return f"the {get_arch(arch).shared_bytes}-byte shared window of {arch}"
     sizes = launch["shared_bytes"]
     total = sizes["static"] + sizes["dynamic"]
     return (
@@ -294,7 +289,7 @@ def check_records(
                 f"{label}, record {start + r}: block {block[r].tolist()} is not in blocks_recorded"
             )
     threads = launch["block"][0] * launch["block"][1] * launch["block"][2]
-    warps = -(-threads // 32)
+    warps = -(-threads // LANES)
     too_far = arrays["warp"] >= warps
     if too_far.any():
         r = int(np.flatnonzero(too_far)[0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.cuda.builtins import BUILTINS, Handler, block_barrier, shuffle_source
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
@@ -48,7 +49,7 @@ def _this_cluster(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 
 
 def _coalesced_threads(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
-    return Group(C.GROUP, "coalesced", 32, mask.arr.copy(), 32)
+    return Group(C.GROUP, "coalesced", LANES, mask.arr.copy(), LANES)
 
 
 def _tiled_partition(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
@@ -66,7 +67,7 @@ def _tiled_partition(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN00
         raise Failure(expr, "unsupported construct: tiled_partition of a group other than a block or a tile")
     # A block whose size is not a multiple of the tile's gets a partial last tile (CUDA allows
     # it: meta_group_size is rounded up, the missing threads simply do not exist).
-    partial_ok = parent.kind == "block" and size <= 32
+    partial_ok = parent.kind == "block" and size <= LANES
     if size < 1 or size & (size - 1) or (parent.size % size and not partial_ok) or (
             size > parent.size and not partial_ok):
         raise Failure(expr, f"tiled_partition: a tile of {size} threads of a group of {parent.size}")
@@ -163,7 +164,7 @@ def _rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
         return linear * machine.threads + tid
     if group.kind == "coalesced":
         members = group.members.astype(np.int64)
-        warp = tid // 32
+        warp = tid // LANES
         below = np.zeros(tid.size, np.int64)
         for w in np.unique(warp):
             lanes = warp == w
@@ -173,7 +174,7 @@ def _rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
 
 
 def _coalesced_size(machine, group: Group) -> np.ndarray:  # noqa: ANN001
-    warp = machine.lanes // 32
+    warp = machine.lanes // LANES
     counts = np.bincount(warp, weights=group.members.astype(np.int64)).astype(np.int64)
     return counts[warp]
 
@@ -181,7 +182,7 @@ def _coalesced_size(machine, group: Group) -> np.ndarray:  # noqa: ANN001
 def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:  # noqa: ANN001
     if len(expr.args) != 2:
         raise Failure(expr, f"{expr.method}() takes a value and a lane")
-    if group.kind not in ("tile", "coalesced") or group.size > 32:
+    if group.kind not in ("tile", "coalesced") or group.size > LANES:
         raise Failure(expr, f"unsupported construct: {expr.method}() on a group larger than a warp")
     value = machine.eval(expr.args[0], mask)
     selector = machine.eval(expr.args[1], mask)
@@ -191,7 +192,7 @@ def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -
         raise Failure(expr, f"unsupported construct: {expr.method}() on a partly active coalesced group")
     width = group.size
     tid = machine.lanes
-    lane = tid % 32
+    lane = tid % LANES
     amount = per_thread(np.asarray(selector.data, np.int64), machine.threads)
     index = tid - lane + shuffle_source(lane, amount, width, kind)
     index = np.where(index < machine.threads, index, tid)
@@ -201,7 +202,7 @@ def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -
 def _vote(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:  # noqa: ANN001
     if len(expr.args) != 1:
         raise Failure(expr, f"{expr.method}() takes one predicate")
-    if group.kind not in ("tile", "coalesced") or group.size > 32:
+    if group.kind not in ("tile", "coalesced") or group.size > LANES:
         raise Failure(expr, f"unsupported construct: {expr.method}() on a group larger than a warp")
     predicate = machine.truth(expr.args[0], mask)
     members = mask.arr if group.members is None else group.members & mask.arr

@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bankism.arch import OPS
+from bankism.arch import LANES, OPS
 from bankism.explain.model import Analysis
 from bankism.explain.simt.recording import SourceSite
 
@@ -26,8 +26,8 @@ def modelled(site: SourceSite) -> bool:
 
 def unmodelled_report(analysis: Analysis, site: SourceSite) -> dict:
     """One unmodelled site: where it is, what it is, per (block, warp) the lane addresses."""
-    addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, 32), np.int64)
-    active = np.concatenate(site.active) if site.active else np.zeros((0, 32), bool)
+    addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, LANES), np.int64)
+    active = np.concatenate(site.active) if site.active else np.zeros((0, LANES), bool)
     warps = np.concatenate(site.warps) if site.warps else np.zeros(0, np.int64)
     order: dict[tuple, list[int]] = {}
     for i, (block, warp) in enumerate(zip(site.blocks, warps.tolist(), strict=True)):

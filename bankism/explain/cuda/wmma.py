@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 from tree_sitter import Node
 
+from bankism.arch import LANES
 from bankism.explain.cuda.builtins import BUILTINS
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.treesitter import node_text
@@ -119,7 +120,7 @@ def _matrix_lanes(across_first: bool) -> tuple[np.ndarray, np.ndarray]:
     16x16 tile in memory: lane l gives row l % 8 of 8x8 matrix l // 8, and the four matrices
     go down the stored rows first (row 0-7, 8-15 of column block 0, then of block 1) or,
     ``across_first``, along the stored row first."""
-    lane = np.arange(32)
+    lane = np.arange(LANES)
     matrix, i = lane // 8, lane % 8
     if across_first:
         return i + 8 * (matrix // 2), 8 * (matrix % 2)
@@ -131,7 +132,7 @@ def _accesses(spec: FragmentSpec, layout: str, node: S.Node) -> tuple[list[_Acce
     if (spec.m, spec.n, spec.k) != (16, 16, 16):
         raise Failure(node, f"unsupported construct: WMMA shape m{spec.m}n{spec.n}k{spec.k} (explain models "
                             "m16n16k16)")
-    lane = np.arange(32)
+    lane = np.arange(LANES)
     if spec.use in ("matrix_a", "matrix_b"):
         if spec.element not in _HALVES:
             raise Failure(node, f"unsupported construct: WMMA {spec.use} of {spec.element} (explain models "
@@ -206,7 +207,7 @@ def _transfer(machine, expr: S.Call, mask: Mask, load: bool) -> Value:  # noqa: 
     if isinstance(pointer.region, SharedVariable):
         region = pointer.region
         base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
-        lane = machine.lanes % 32
+        lane = machine.lanes % LANES
         for access in accesses:
             rows, cols = access.rows[lane], access.cols[lane]
             offsets = (cols * ldm + rows) * element if col_major else (rows * ldm + cols) * element

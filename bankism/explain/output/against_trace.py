@@ -21,6 +21,7 @@ from bankism.analyze import (
     analyze_launch,
     ldgsts_caveat,
 )
+from bankism.arch import LANES
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
 from bankism.traceio import Trace, open_trace
@@ -231,11 +232,11 @@ _BYTE_LIMIT = 1 << 24
 def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
     """Sorted hashes of (block, warp, lane, byte) for every byte every active lane touches;
     None when that would exceed _BYTE_LIMIT entries."""
-    if sum(rows.shape[0] * 32 * width for rows, width in tables) > _BYTE_LIMIT:
+    if sum(rows.shape[0] * LANES * width for rows, width in tables) > _BYTE_LIMIT:
         return None
     parts = []
     for rows, width in tables:
-        lanes = (rows[:, 4:5] >> np.arange(32)) & 1
+        lanes = (rows[:, 4:5] >> np.arange(LANES)) & 1
         row_index, lane = np.nonzero(lanes)
         start = rows[row_index, 5 + lane]
         hashed = np.full(row_index.size, _HASH_SEED, np.uint64)
@@ -266,7 +267,7 @@ def _arrays_hit(rows: np.ndarray, analysis: Analysis) -> str:
     """The shared arrays (explain's layout) the recorded active addresses of a SASS site fall in."""
     if rows.shape[0] == 0:
         return "?"
-    lanes = (rows[:, 4:5] >> np.arange(32)) & 1
+    lanes = (rows[:, 4:5] >> np.arange(LANES)) & 1
     addresses = rows[:, 5:][lanes == 1]
     names = [a.name for a in analysis.shared_arrays
              if ((addresses >= a.base) & (addresses < a.base + a.size)).any()]
@@ -324,14 +325,14 @@ def _site_rows(site) -> np.ndarray:  # noqa: ANN001
     active = np.concatenate(site.active)
     warps = np.concatenate(site.warps)
     blocks = np.asarray(site.blocks, np.int64).reshape(-1, 3)
-    masks = (active.astype(np.int64) << np.arange(32)).sum(axis=1)
+    masks = (active.astype(np.int64) << np.arange(LANES)).sum(axis=1)
     return np.column_stack([blocks, warps, masks, np.where(active, addresses, 0)])
 
 
 def _recorded_rows(trace: Trace, launch: dict) -> dict[int, np.ndarray]:
     rows: dict[int, list[np.ndarray]] = {}
     for chunk in trace.chunks(launch):
-        lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(32)) & 1
+        lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(LANES)) & 1
         table = np.column_stack([chunk.block.astype(np.int64), chunk.warp.astype(np.int64),
                                  chunk.active.astype(np.int64),
                                  np.where(lanes == 1, chunk.addresses.astype(np.int64), 0)])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from bankism.arch import LANES
 from bankism.explain.cuda.unmodelled import render_unmodelled
 
 DEFAULT_WARPS_SHOWN = 8
@@ -136,17 +137,17 @@ def summarize_lanes(warp: dict) -> str:
     addresses, elements = warp["lane_addresses"], warp["lane_elements"]
     runs: list[tuple[int, int, int]] = []
     lane = 0
-    while lane < 32:
+    while lane < LANES:
         if addresses[lane] is None:
             end = lane
-            while end + 1 < 32 and addresses[end + 1] is None:
+            while end + 1 < LANES and addresses[end + 1] is None:
                 end += 1
             runs.append((lane, end, -1))
             lane = end + 1
             continue
         end = lane
         step = None
-        while end + 1 < 32 and addresses[end + 1] is not None:
+        while end + 1 < LANES and addresses[end + 1] is not None:
             delta = addresses[end + 1] - addresses[end]
             if step is None:
                 step = delta

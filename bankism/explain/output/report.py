@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bankism.arch import get_arch
+from bankism.arch import LANES, get_arch
 from bankism.engine import BankMap, SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.explain.cuda.unmodelled import modelled, unmodelled_report
@@ -33,7 +33,7 @@ def build_report(analysis: Analysis) -> dict:
             "block": list(analysis.block),
             "from": analysis.launch_origin,
             "threads_per_block": threads,
-            "warps_per_block": -(-threads // 32),
+            "warps_per_block": -(-threads // LANES),
             "dynamic_shared_bytes": analysis.dynamic_shared,
             "blocks": [list(b) for b in analysis.blocks],
             "launches_in_file": analysis.launches,
@@ -65,8 +65,8 @@ def _array_info(array: SharedVariable) -> dict:
 
 
 def _simulate(analysis: Analysis, site: SourceSite) -> tuple[SimulationResult, np.ndarray, np.ndarray]:
-    addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, 32), np.int64)
-    active = np.concatenate(site.active) if site.active else np.zeros((0, 32), bool)
+    addresses = np.concatenate(site.addresses) if site.addresses else np.zeros((0, LANES), np.int64)
+    active = np.concatenate(site.active) if site.active else np.zeros((0, LANES), bool)
     try:
         extra = {"atomic_op": site.atomic_op} if site.op == "atomic" else {}
         if site.matrices is not None:

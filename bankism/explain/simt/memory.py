@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.arch import get_arch
+from bankism.arch import DYNAMIC_SHARED_ALIGN
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.values import (
@@ -22,16 +22,6 @@ from bankism.explain.simt.values import (
     per_thread,
     src_per_thread,
 )
-
-#: Alignment of the dynamic (extern __shared__) array after the static ones: measured on an
-#: H100 (nvcc 13.0, -arch=sm_90; docs/explain.md, "Shared-memory layout"), unless declared larger.
-DYNAMIC_SHARED_ALIGN = 16
-
-
-def window_base(arch: str) -> int:
-    """Where a block's own shared memory starts in the shared window (measured per architecture:
-    ``Architecture.reserved_shared_bytes``)."""
-    return get_arch(arch).reserved_shared_bytes
 
 
 @dataclass(eq=False)

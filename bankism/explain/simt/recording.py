@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import (
@@ -68,12 +69,12 @@ class Recorder:
                               matrices=matrices)
             self.sites[key] = site
         threads = addresses.size
-        warps = -(-threads // 32)
-        padded = np.zeros(warps * 32, np.int64)
+        warps = -(-threads // LANES)
+        padded = np.zeros(warps * LANES, np.int64)
         padded[:threads] = addresses
-        lanes = np.zeros(warps * 32, bool)
+        lanes = np.zeros(warps * LANES, bool)
         lanes[:threads] = mask.arr
-        padded, lanes = padded.reshape(warps, 32), lanes.reshape(warps, 32)
+        padded, lanes = padded.reshape(warps, LANES), lanes.reshape(warps, LANES)
         issued = np.flatnonzero(lanes.any(axis=1))
         self.last = site
         site.blocks.extend([block] * issued.size)

@@ -1,0 +1,253 @@
+"""The reports: everything ``bankism analyze`` says about one launch (``LaunchReport``) and a whole
+trace (``TraceReport``), and their JSON (docs/analyze.md).
+
+Launches that recorded a subset of their blocks are scaled by blocks_total / blocks recorded to predict
+the whole launch, which is what the measured ncu counters cover.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bankism.analyze.model import (
+    CLASSES,
+    COUNTED_AS_INSTRUCTIONS,
+    METRICS,
+    OPTIONAL_CLASSES,
+    REPORT_FORMAT,
+    REPORT_VERSION,
+    Counts,
+    LineStats,
+    SiteStats,
+    group_by_line,
+)
+from bankism.analyze.verdict import (
+    CONFLICTS_RULE,
+    TOLERANCE,
+    Comparison,
+    agrees,
+    comparisons,
+    conflicts_explained,
+)
+from bankism.trace.views import Launch
+from bankism.version import __version__
+
+
+@dataclass
+class LaunchReport:
+    """Everything ``bankism analyze`` says about one kernel launch."""
+
+    launch: Launch
+    records: int
+    blocks_recorded: int
+    sites: list[SiteStats]
+    measured: Counts | None
+    #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
+    unmodelled: list[SiteStats] = field(default_factory=list)
+
+    @property
+    def index(self) -> int:
+        return self.launch.index
+
+    @property
+    def kernel(self) -> str:
+        return self.launch.kernel
+
+    @property
+    def blocks_total(self) -> int:
+        return self.launch.blocks_total
+
+    @property
+    def scale(self) -> float:
+        """Factor from the recorded blocks to the whole launch."""
+        return self.blocks_total / self.blocks_recorded
+
+    @property
+    def scaled(self) -> bool:
+        return self.blocks_recorded != self.blocks_total
+
+    @property
+    def classes(self) -> tuple[str, ...]:
+        """ld, st, atom, and ldgsts when a site or the counters of this launch have it."""
+        used = {s.op_class for s in self.sites} | set(self.measured or {})
+        return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
+
+    @property
+    def recorded(self) -> Counts:
+        """Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts."""
+        sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
+        for stats in self.sites:
+            totals = sums[stats.op_class]
+            if stats.site.op in COUNTED_AS_INSTRUCTIONS:
+                totals["instructions"] += stats.executions
+            totals["wavefronts"] += stats.wavefronts
+            totals["conflicts"] += stats.conflicts
+        return sums
+
+    def unmodelled_records(self, op_class: str | None = None) -> int:
+        """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""
+        return sum(s.executions for s in self.unmodelled if op_class is None or s.op_class == op_class)
+
+    def coverage(self) -> dict[str, Any]:
+        """Which recorded shared-memory traffic was simulated and which was not, and why."""
+        return {
+            "records": self.records,
+            "simulated_records": self.records - self.unmodelled_records(),
+            "unmodelled_records": self.unmodelled_records(),
+            "unmodelled": [
+                {"id": s.id, "pc": s.site.pc, "sass": s.site.sass, "file": s.site.file,
+                 "line": s.site.line, "op": s.site.op, "width": s.site.width,
+                 "class": s.op_class, "records": s.executions, "instructions": s.executions * self.scale,
+                 "reason": s.unmodelled}
+                for s in self.unmodelled
+            ],
+            "unrecorded": self.unrecorded(),
+        }
+
+    def unrecorded(self) -> list[dict[str, Any]]:
+        """Per ncu class, instructions ncu counted beyond what the trace predicts (traffic the tracer
+        did not record, e.g. an instruction class it does not see); empty without counters."""
+        if self.measured is None or not self.traced:
+            return []
+        rows = []
+        for op_class in CLASSES:
+            measured = self.measured[op_class]["instructions"]
+            predicted = self.predicted[op_class]["instructions"]
+            if measured - predicted >= 0.5 and not self.unmodelled_records(op_class):
+                rows.append({"class": op_class, "measured_instructions": measured,
+                             "predicted_instructions": predicted, "missing": measured - predicted})
+        return rows
+
+    @property
+    def predicted(self) -> Counts:
+        """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
+        return {c: {m: v * self.scale for m, v in metrics.items()} for c, metrics in self.recorded.items()}
+
+    @property
+    def has_conflicts(self) -> bool:
+        return any(stats.excess > 0 for stats in self.sites)
+
+    @property
+    def traced(self) -> bool:
+        """False for a launch that was only profiled: counters but no sites to predict from."""
+        return bool(self.sites or self.unmodelled)
+
+    def totals(self) -> dict[str, float | None]:
+        """Sums over all sites of the recorded records; cycles are None when a site has no cycle model."""
+        cycles = [s.cycles for s in self.sites]
+        return {
+            "executions": sum(s.executions for s in self.sites),
+            "wavefronts": sum(s.wavefronts for s in self.sites),
+            "ideal": sum(s.ideal for s in self.sites),
+            "excess": sum(s.excess for s in self.sites),
+            "conflicts": sum(s.conflicts for s in self.sites),
+            "cycles": None if None in cycles else sum(cycles),
+        }
+
+    def comparisons(self) -> list[Comparison]:
+        """Measured against predicted for every class either side counts, with explanations."""
+        return comparisons(self)
+
+    # --- source-line view and measured conflicts (for `bankism analyze`'s default table and headline) ---
+
+    def lines(self) -> list[LineStats]:
+        """The sites grouped by source line and op, in order of first appearance (``group_by_line``)."""
+        return group_by_line(self.sites)
+
+    @property
+    def measured_conflicts(self) -> dict[str, int] | None:
+        """ncu's bank conflicts per class (ld, st, atom; ldgsts when measured), or None without counters."""
+        if self.measured is None:
+            return None
+        return {c: int(self.measured[c]["conflicts"]) for c in self.classes if c in self.measured}
+
+    def conflicts_explained(self) -> bool | None:
+        """Whether every measured conflict is accounted for by the model (``verdict.conflicts_explained``)."""
+        return conflicts_explained(self)
+
+    def agrees(self) -> bool | None:
+        """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
+        return agrees(self)
+
+    def scaling_note(self) -> str:
+        """How the prediction covers the whole launch."""
+        if not self.scaled:
+            return f"all {self.blocks_total} blocks recorded: no scaling"
+        return (f"{self.blocks_recorded} of {self.blocks_total} blocks recorded: predictions scaled "
+                f"by {self.blocks_total}/{self.blocks_recorded} = {self.scale:.4g}")
+
+    def to_json(self) -> dict[str, Any]:
+        launch = self.launch
+        predicted = self.predicted
+        return {
+            "index": self.index, "kernel": self.kernel, "mangled": launch.mangled,
+            "grid": list(launch.grid), "block": list(launch.block),
+            "shared_bytes": {"static": launch.shared_static, "dynamic": launch.shared_dynamic},
+            "blocks_total": self.blocks_total,
+            "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
+            "recorded": self.recorded,
+            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
+            "measured": self.measured,
+            "comparison": [c.to_json() for c in self.comparisons()],
+            "agrees": self.agrees(),
+            "has_conflicts": self.has_conflicts,
+            "totals": self.totals(),
+            "sites": [s.to_json() for s in self.sites],
+            "lines": [line.to_json() for line in self.lines()],
+            "measured_conflicts_explained": self.conflicts_explained(),
+            "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
+            "coverage": self.coverage(),
+            "async": launch.async_events,
+            "async_notes": async_notes(self.launch.async_events),
+        }
+
+
+@dataclass
+class TraceReport:
+    """The analysis of a whole trace."""
+
+    trace: str
+    arch: str
+    environment: dict[str, Any]
+    launches: list[LaunchReport]
+
+    @property
+    def has_conflicts(self) -> bool:
+        return any(launch.has_conflicts for launch in self.launches)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": REPORT_FORMAT, "version": REPORT_VERSION, "bankism": __version__,
+            "trace": self.trace, "arch": self.arch, "environment": self.environment,
+            "tolerance": {**{m: {"surplus": a.surplus, "deficit": a.deficit} for m, a in TOLERANCE.items()},
+                          "conflicts": CONFLICTS_RULE},
+            "has_conflicts": self.has_conflicts,
+            "launches": [launch.to_json() for launch in self.launches],
+        }
+
+
+#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+Report = TraceReport
+
+
+def async_notes(block: Mapping[str, Any] | None) -> list[str]:
+    """What a launch's ``async`` block says the tracer saw but bankism did not simulate.
+
+    Bulk copies and wgmma operand reads are recorded as events, without per-lane addresses, so their
+    wavefronts are not predicted. (Instructions the tracer cannot record at all, such as TMA tensor copies,
+    are in the launch's ``unrecorded_shared``.)
+    """
+    block = block or {}
+    notes = []
+    for copy in block.get("bulk_copies", []):
+        notes.append(f"cp.async.bulk at pc {copy['pc']} ({copy.get('sass')}): {copy['executions']} "
+                     f"execution(s), {copy['bytes']:,} bytes into shared memory, not simulated "
+                     "(no per-lane addresses)")
+    for mma in block.get("wgmma", []):
+        notes.append(f"wgmma at pc {mma['pc']} ({mma.get('sass')}): {mma['executions']} execution(s) reading "
+                     f"{mma['a_bytes'] + mma['b_bytes']:,} operand bytes from shared memory, not simulated "
+                     "(counted by ncu under op_gmma)")
+    return notes
+

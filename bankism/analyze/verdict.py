@@ -1,0 +1,208 @@
+"""The verdict: measured ncu counters against the prediction, with the tolerance and the explanations.
+
+The agreement table (``TOLERANCE``) and the conflict rule were set from the H100 measurements in
+traces/surplus (docs/rules.md, "Whole kernels"); ``comparisons`` judges one launch's counters with them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bankism.analyze.model import METRICS, Counts, SiteStats
+from bankism.isa import is_bypass_ldgsts
+
+
+class JudgedLaunch(Protocol):
+    """What the verdict reads of one launch's report (``report.LaunchReport`` has it all)."""
+
+    sites: list[SiteStats]
+    unmodelled: list[SiteStats]
+    measured: Counts | None
+    blocks_recorded: int
+
+    @property
+    def blocks_total(self) -> int: ...
+    @property
+    def scale(self) -> float: ...
+    @property
+    def scaled(self) -> bool: ...
+    @property
+    def classes(self) -> tuple[str, ...]: ...
+    @property
+    def predicted(self) -> Counts: ...
+    @property
+    def traced(self) -> bool: ...
+    @property
+    def measured_conflicts(self) -> dict[str, int] | None: ...
+    def unmodelled_records(self, op_class: str | None = None) -> int: ...
+
+
+@dataclass(frozen=True)
+class Allowance:
+    """How far a measured counter may sit from the prediction, as fractions of the measured value.
+
+    ``surplus``: measured may exceed predicted by up to this fraction of measured.
+    ``deficit``: measured may fall short of predicted by up to this fraction of measured.
+    """
+
+    surplus: float
+    deficit: float = 0.0
+
+    def admits(self, measured: float, predicted: float) -> bool:
+        """Whether ``measured`` agrees with ``predicted`` under this allowance."""
+        slack = 1e-9 * max(1.0, abs(measured))
+        difference = measured - predicted
+        return -self.deficit * measured - slack <= difference <= self.surplus * measured + slack
+
+
+#: The one agreement table used by the report and by tests/test_analyze_corpus.py, set from the H100
+#: measurements in traces/surplus (docs/rules.md, "Whole kernels"): instruction counts must match
+#: exactly; measured wavefronts may exceed the prediction, never fall short, by at most 15% of
+#: measured (the largest whole-kernel surplus measured is 12.1%, from L1 contention with global
+#: loads). Conflicts are judged by ``conflicts_agree``: the surplus wavefronts are surplus conflicts.
+TOLERANCE: dict[str, Allowance] = {
+    "instructions": Allowance(surplus=0.0),
+    "wavefronts": Allowance(surplus=0.15),
+}
+
+CONFLICTS_RULE = "measured - predicted conflicts = measured - predicted wavefronts"
+
+
+def conflicts_agree(conflict_surplus: float, wavefront_surplus: float, slack: float = 0.5) -> bool:
+    """Measured on the H100 (docs/rules.md): ncu counts every whole-kernel surplus wavefront as a conflict."""
+    return abs(conflict_surplus - wavefront_surplus) <= slack
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Measured against predicted for one counter (class and metric) of one launch."""
+
+    op_class: str
+    metric: str
+    measured: int
+    predicted: float
+    within_tolerance: bool | None
+    explanation: str
+
+    @property
+    def difference(self) -> float:
+        return self.measured - self.predicted
+
+    def to_json(self) -> dict[str, Any]:
+        return {"class": self.op_class, "metric": self.metric, "measured": self.measured,
+                "predicted": round(self.predicted), "predicted_exact": self.predicted,
+                "difference": self.difference, "within_tolerance": self.within_tolerance,
+                "explanation": self.explanation}
+
+
+def comparisons(report: JudgedLaunch) -> list[Comparison]:
+    """Measured against predicted for every class either side counts, with explanations."""
+    if report.measured is None:
+        return []
+    rows = []
+    predicted = report.predicted
+    for op_class in report.classes:
+        if op_class not in report.measured:
+            continue
+        measured = report.measured[op_class]
+        if not any(measured.values()) and not any(predicted[op_class].values()):
+            continue
+        for metric in METRICS:
+            allowance = TOLERANCE.get(metric)
+            value, guess = int(measured[metric]), predicted[op_class][metric]
+            ok = allowance.admits(value, guess) if allowance and report.traced else None
+            missing = report.unmodelled_records(op_class)
+            if missing:
+                sites = ", ".join(str(s.id) for s in report.unmodelled if s.op_class == op_class)
+                rows.append(Comparison(op_class, metric, value, guess, None, (
+                    f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
+                    f"simulated, so the prediction lacks their {metric} (see coverage)")))
+                continue
+            if metric == "conflicts" and report.traced:
+                wavefronts = measured["wavefronts"]
+                slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
+                ok = conflicts_agree(value - guess, wavefronts - predicted[op_class]["wavefronts"], slack)
+            why = (explain_difference(report, op_class, metric, value, guess) if report.traced
+                   else "profiled only: the trace holds no sites or records for this launch")
+            caveat = ldgsts_caveat(report.sites, metric) if op_class == "ldgsts" and report.traced else None
+            if caveat:
+                ok, why = None, f"{why}; not judged: {caveat}"
+            rows.append(Comparison(op_class, metric, value, guess, ok, why))
+    return rows
+
+
+def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measured: int,
+                       predicted: float) -> str:
+    """Why one counter of one launch differs from the prediction (or "match"), in one phrase."""
+    scaled = f" (scaled x{report.scale:.4g} from {report.blocks_recorded} of {report.blocks_total} blocks)" \
+        if report.scaled else ""
+    difference = measured - predicted
+    if abs(difference) < 0.5:
+        return f"match{scaled}"
+    share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
+    if metric == "instructions":
+        if difference > 0:
+            return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
+                    f"{scaled}: warp-instructions the trace lacks ("
+                    + ("unrecorded blocks doing more than the recorded ones, or " if report.scaled else "")
+                    + "accesses the tracer did not see, or ops ncu files under a different class)")
+        return (f"the trace predicts {-difference:.0f} more {op_class} instructions than ncu counted"
+                f"{scaled}: "
+                + ("the recorded blocks do more than the average block, or " if report.scaled else "")
+                + "ncu files some of these ops under a different class")
+    instructions_match = abs(report.measured[op_class]["instructions"]
+                             - report.predicted[op_class]["instructions"]) < 0.5
+    cause = "" if instructions_match else "; instruction counts differ too, see above"
+    if metric == "conflicts" and difference > 0:
+        wavefront_surplus = report.measured[op_class]["wavefronts"] - report.predicted[op_class]["wavefronts"]
+        if conflicts_agree(difference, wavefront_surplus):
+            return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: L1 "
+                    f"contention with global-load traffic (docs/rules.md, whole kernels){scaled}{cause}")
+    if difference > 0:
+        return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
+                f"prediction{scaled}{cause}")
+    return f"prediction exceeds the measurement by {-difference:.0f} {metric} ({share}){scaled}{cause}"
+
+
+def conflicts_explained(report: JudgedLaunch) -> bool | None:
+    """Whether every measured conflict is accounted for by the model (predicted conflicts plus the
+    L1-contention surplus the conflict rule admits); None without counters. A launch that was only
+    profiled has nothing to explain its conflicts with."""
+    measured = report.measured_conflicts
+    if measured is None:
+        return None
+    if not report.traced:
+        return not any(measured.values())
+    judged = {c.op_class: c.within_tolerance for c in report.comparisons() if c.metric == "conflicts"}
+    return all(judged.get(c, True) is not False for c in measured if measured[c])
+
+
+def agrees(report: JudgedLaunch) -> bool | None:
+    """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
+    if report.measured is None or not report.traced:
+        return None
+    return all(c.within_tolerance for c in report.comparisons() if c.within_tolerance is not None)
+
+
+def ldgsts_caveat(sites: list[SiteStats], metric: str) -> str | None:
+    """Why ncu's cp.async wavefronts or conflicts cannot be set against the prediction, or None.
+
+    Measured on the H100 (docs/rules.md, "cp.async"): LDGSTS.BYPASS (cp.async.cg) writes never show in
+    the LSU shared-memory counters (0 hardware wavefronts and conflicts whatever the banks), and ncu's
+    smsp__sass_ wavefront figure for them does not follow the shared addresses. For LDGSTS (.ca) the rule
+    is exact only when each store group reads one global 128-byte line, each lane its own bytes.
+    """
+    if metric == "instructions":
+        return None
+    ldgsts = [s for s in sites if s.site.op == "ldgsts"]
+    if any(is_bypass_ldgsts(s.site.sass) for s in ldgsts):
+        return ("cp.async.cg (LDGSTS.BYPASS) writes bypass the LSU data pipe: the H100 counts no shared "
+                "wavefronts or bank conflicts for them, yet they cost time (docs/rules.md, cp.async)")
+    scattered = [s.id for s in ldgsts if s.site.source_lines > 1 or s.site.source_repeats]
+    if scattered:
+        return (f"site(s) {', '.join(map(str, scattered))} read more than one global line per store "
+                "group, or the same bytes twice: the prediction is a lower bound there "
+                "(docs/rules.md, cp.async)")
+    return None
+

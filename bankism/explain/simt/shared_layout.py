@@ -1,0 +1,133 @@
+"""Where the SIMT machine puts a block's __shared__ arrays before any thread runs: the static arrays
+the kernel uses (nvcc drops unused ones) in nvcc's order, around them the file-scope and
+__device__-function ones (``placement``), and the extern array at the dynamic shared memory.
+A mixin of ``interpreter.Machine``."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bankism.arch import window_base
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import Frame
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import (
+    SharedVariable,
+    dynamic_base,
+    layout_static,
+)
+from bankism.explain.simt.placement import plan_outer
+from bankism.explain.simt.values import Failure, Mask
+
+
+class SharedLayout:
+    """The layout of the block's shared arrays (a mixin of ``Machine``)."""
+
+    def _plan_shared(self) -> None:
+        """Lay out the static __shared__ arrays the kernel uses (nvcc drops unused ones) and
+        the extern one, before any thread runs: see memory.layout_static."""
+        body = self.program.body(self.kernel)
+        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
+        full = Mask(np.ones(self.threads, bool), True, False)
+        static: list[tuple[S.Declarator, CType, int | None]] = []
+        externs: list[tuple[S.Declarator, CType, int]] = []
+        frame = Frame(self.kernel, [dict(self.bindings), {}], np.zeros(self.threads, bool), C.VOID)
+        self.frames.append(frame)
+        snapshot, self.snapshot = self.snapshot, None
+        try:
+            for node in S.walk(body):
+                if not isinstance(node, S.Decl):
+                    continue
+                if not node.shared:
+                    self._try_constant_decl(node, full)
+                    continue
+                for item in node.items:
+                    if item.name not in used:
+                        self._unused_shared.add(id(item))
+                        continue
+                    try:
+                        align = (self.integer_constant(item.type.align, full, "alignment")
+                                 if item.type.align is not None else None)
+                        if node.extern:
+                            element = self.resolve_type(self._element_type(item), full)
+                            externs.append((item, element, align or element.align))
+                        else:
+                            static.append((item, self.resolve_type(item.type, full), align))
+                    except Failure as failure:
+                        self._deferred[id(item)] = failure
+        finally:
+            self.frames.pop()
+            self.snapshot = snapshot
+        static = self._outer_shared(static, externs, full)
+        start = window_base(self.context.arch)
+        placed, end = layout_static([(item.name, t, item.line, align) for item, t, align in static], start)
+        for (item, _, _), region in zip(static, placed, strict=True):
+            self.shared[id(item)] = region
+            if item.name in self._file_shared and self._file_shared[item.name] is item:
+                self.globals[item.name] = region
+        self.shared_arrays = list(placed)
+        self.static_end = end
+        for item, element, align in externs:
+            region = self._place_extern(item, element, align)
+            if self._file_shared.get(item.name) is item:
+                self.globals[item.name] = region
+
+    def _outer_shared(self, own: list, externs: list, full: Mask) -> list:
+        """The kernel's own static arrays with the file-scope and __device__-function ones it
+        uses placed around them as nvcc does (see placement.py); file-scope extern arrays
+        join ``externs``."""
+        self._file_shared: dict[str, S.Declarator] = {}
+        plan = plan_outer(self.program, self.kernel)
+        for outer in plan.before + plan.after:
+            if outer.owner is None:
+                self._file_shared[outer.item.name] = outer.item
+        for outer, why in plan.refused:
+            if outer.owner is None:
+                raise Failure(outer.item, why)
+            self._deferred[id(outer.item)] = Failure(outer.item, why)
+
+        def entries(outers: list) -> list:
+            out = []
+            for outer in outers:
+                item = outer.item
+                try:
+                    align = (self.integer_constant(item.type.align, full, "alignment")
+                             if item.type.align is not None else None)
+                    if outer.decl.extern:
+                        element = self.resolve_type(self._element_type(item), full)
+                        externs.append((item, element, align or element.align))
+                    else:
+                        out.append((item, self.resolve_type(item.type, full), align))
+                except Failure as failure:
+                    if outer.owner is None:
+                        raise
+                    self._deferred[id(item)] = failure
+            return out
+
+        idle = np.zeros(self.threads, bool)
+        self.frames.append(Frame(self.kernel, [dict(self.bindings), {}], idle, C.VOID))
+        try:
+            return entries(plan.before) + own + entries(plan.after)
+        finally:
+            self.frames.pop()
+
+    @staticmethod
+    def _element_type(item: S.Declarator) -> S.TypeName:
+        t = item.type
+        return S.TypeName(t.line, t.text, t.base, t.pointers, [], False, False, None, t.args, t.scope,
+                          file=t.file)
+
+    def _place_extern(self, item: S.Declarator, element: CType, align: int) -> SharedVariable:
+        """The extern __shared__ array ``item``: the dynamic shared memory, after the static
+        arrays (every extern array of the block starts there, whichever function declares it)."""
+        count = self.context.dynamic_shared // element.size
+        t = C.array_of(element, count)
+        region = SharedVariable(
+            item.name, t, dynamic_base(self.static_end, align), count * element.size, item.line, extern=True
+        )
+        self.shared[id(item)] = region
+        self.shared_arrays.append(region)
+        if hasattr(self, "store"):
+            self.store.grow(region.base + region.size)
+        return region
