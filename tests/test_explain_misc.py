@@ -129,3 +129,28 @@ def test_comparisons_misread_as_template_arguments_are_comparisons():
     stores = [s for s in report["sites"] if s["op"] == "store"]
     per_warp = {s["line"]: [w["wavefronts"][0] for w in s["warps"]] for s in stores}
     assert per_warp == {7: [3, 1], 10: [4, 4]}
+
+
+def test_a_loop_carried_through_shared_memory_is_not_taken_as_repeating():
+    # iteration k stores with a stride of (k % 2 + 1) words, read back from shared memory that
+    # the previous iteration wrote: 20 stores of 1 wavefront and 20 of 2 (words w, w + 32 share
+    # a bank); taking iteration 3 for all 38 others gave 41 wavefronts before
+    report = run(MISC / "carried.cu")
+    lane = np.arange(32)
+    rows = np.array([BASE + 4 * lane * (k % 2 + 1) for k in range(40)], np.int64)
+    check_site(site(report, 11, "s", "store"), {0: rows}, 4, "store")
+    assert site(report, 11, "s", "store")["wavefronts"] == 60
+    assert not any("simulated once" in n for n in report.get("assumptions", []))
+
+
+@pytest.mark.parametrize("k", [64, 65])
+def test_a_double_buffer_repeats_in_pairs(k):
+    report = run(MISC / "double_buffer.cu", defines={"K": str(k)})
+    lane = np.arange(32)
+    rows = np.array([BASE + 4 * ((i % 2) * 32 * 33 + lane * (32 + i % 2)) for i in range(k)], np.int64)
+    check_site(site(report, 11, "tiles", "load"), {0: rows}, 4, "load")
+    # even iterations: stride 32 words, one bank, 32 wavefronts; odd ones: stride 33, one
+    evens = (k + 1) // 2
+    assert site(report, 11, "tiles", "load")["wavefronts"] == 32 * evens + (k - evens)
+    notes = [n for n in report["assumptions"] if "a period of two" in n]
+    assert len(notes) == 1 and f"to {k} make" in notes[0]

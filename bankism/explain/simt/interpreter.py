@@ -41,6 +41,7 @@ from bankism.explain.simt.memory import (
     SharedVariable,
 )
 from bankism.explain.simt.recording import Recorder, SourceSite
+from bankism.explain.simt.relevance import skippable_statements
 from bankism.explain.simt.shared_layout import SharedLayout
 from bankism.explain.simt.statements import Statements
 from bankism.explain.simt.structs import Structs
@@ -90,6 +91,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         self.snapshot = snapshot
         self.on_snapshot = on_snapshot
         self.snapshot_taken = False
+        #: Expression statements whose results never matter (``relevance``), with their names.
+        self.skippable = {} if snapshot is not None else skippable_statements(program, kernel)
         bx, by, bz = context.block
         self.threads = bx * by * bz
         tid = np.arange(self.threads, dtype=np.int64)
