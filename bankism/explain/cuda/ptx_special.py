@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from bankism.arch import LANES
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.values import Scalar, constant, unknown
 
@@ -36,6 +37,6 @@ def lane_special(name: str, lanes: np.ndarray) -> Scalar:
     if name in UNKNOWN_SPECIAL:
         return unknown(UNKNOWN_SPECIAL[name], f"the PTX special register {name}")
     if name == "%warpsize":
-        return constant(C.UINT, 32)
-    masks = _LANEMASKS[name]((lanes % 32).astype(np.int64)) & 0xFFFFFFFF
+        return constant(C.UINT, LANES)
+    masks = _LANEMASKS[name]((lanes % LANES).astype(np.int64)) & 0xFFFFFFFF
     return Scalar(C.UINT, masks.astype(np.uint32))
