@@ -95,13 +95,22 @@ class Rule:
     def lanes_per_transaction(self) -> int:
         return SPLIT_LANES[self.split]
 
+    def cycles_of(self, wavefronts: np.ndarray) -> np.ndarray:
+        """Shared-pipe cycles of warp-instructions costing ``wavefronts`` each (NaN: not measured)."""
+        import numpy as np  # lazy: `bankism --help` and the trace layer's readers stay free of NumPy
+
+        if self.cycles_floor is None or self.cycles_per_wavefront is None:
+            return np.full(np.shape(wavefronts), np.nan)
+        return np.maximum(self.cycles_floor, self.cycles_per_wavefront * np.asarray(wavefronts, np.float64))
+
 
 @dataclass(frozen=True)
 class Architecture:
     """Bank geometry, shared-memory size and per-instruction rules of one architecture.
 
     ``reserved_shared_bytes``: where a block's own shared variables start in the shared window
-    (the system reserves the bytes before it).
+    (the system reserves the bytes before it). ``sm_count`` and ``max_clock_hz``: the GPU measured
+    (multiprocessors, top SM clock), which turn a block's shared-pipe cycles into a launch's.
     """
 
     name: str
@@ -111,6 +120,8 @@ class Architecture:
     reserved_shared_bytes: int
     rules: dict[tuple[str, int, str], Rule] = field(repr=False)
     unsupported: dict[tuple[str, int, str], str] = field(default_factory=dict, repr=False)
+    sm_count: int | None = None
+    max_clock_hz: float | None = None
 
     @property
     def bank_row_bytes(self) -> int:
@@ -211,6 +222,9 @@ SM90 = Architecture(
     # or dynamic shared variable is at byte 1024, cudaDevAttrReservedSharedMemoryPerBlock.
     reserved_shared_bytes=1024,
     rules=_sm90_rules(),
+    # The H100 80GB HBM3 of traces/timing (ncu device attributes): 132 SMs, top SM clock 1.98 GHz.
+    sm_count=132,
+    max_clock_hz=1.98e9,
     unsupported={
         ("atomic", 8, atomic_op): (
             f"there is no 64-bit shared atomic {atomic_op} instruction; ptxas emits LDS.64 and an "

@@ -7,13 +7,14 @@ from pathlib import Path
 import numpy as np
 
 import bankism
-from bankism import analyze, traceio
+from bankism import analyze
+from bankism.trace import open_trace
 
 TRACES = Path(__file__).resolve().parent.parent / "traces"
 
 
-def _report(name: str) -> analyze.Report:
-    return analyze.analyze(traceio.open_trace(TRACES / name))
+def _report(name: str) -> analyze.TraceReport:
+    return analyze.analyze(open_trace(TRACES / name))
 
 
 def test_byte_histogram_popc_inc_matches_ncu_exactly():
@@ -31,7 +32,7 @@ def test_byte_histogram_popc_inc_matches_ncu_exactly():
 
 def test_byte_histogram_would_be_off_under_the_serialised_rule():
     """The issue's 12% error: simulated as ATOMS.ADD, the same records overshoot ncu's atom wavefronts."""
-    trace = traceio.open_trace(TRACES / "histogram256.json")
+    trace = open_trace(TRACES / "histogram256.json")
     for launch in trace.launches:
         (site,) = [s for s in launch["sites"] if s["sass"] == "ATOMS.POPC.INC.32"]
         wavefronts = 0

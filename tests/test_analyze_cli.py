@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
-from bankism import analyze, traceio
+from bankism import analyze
 from bankism.cli import analyze_cmd
 from bankism.cli.analyze_cmd import CSV_COLUMNS
+from bankism.trace import open_trace, save
 from tests.builders import FULL, launch, random_rows, site, strided, trace
 from tests.helpers import run_cli
 
@@ -20,7 +21,7 @@ from tests.helpers import run_cli
 def clean(tmp_path):
     """A trace without bank conflicts (every lane in its own bank)."""
     rows = [((0, 0, 0), w, 0, FULL, strided(4)) for w in range(2)]
-    return traceio.save(trace(launch(rows=rows)), tmp_path / "clean.json")
+    return save(trace(launch(rows=rows)), tmp_path / "clean.json")
 
 
 @pytest.fixture
@@ -31,7 +32,7 @@ def conflicted(tmp_path):
                 "st": {"instructions": 1, "wavefronts": 32, "conflicts": 31},
                 "atom": {"instructions": 0, "wavefronts": 0, "conflicts": 0}}
     second = launch(index=1, sites=[site(0), site(1, op="store", sass="STS")], rows=rows, counters=counters)
-    return traceio.save(trace(launch(), second), tmp_path / "conflicted.json")
+    return save(trace(launch(), second), tmp_path / "conflicted.json")
 
 
 def test_table_for_a_clean_trace(monkeypatch, capsys, clean):
@@ -147,15 +148,15 @@ def test_show_png_without_matplotlib(monkeypatch, capsys, tmp_path, clean):
 
 
 def test_no_progress_bar_when_not_a_terminal(monkeypatch, capsys, tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(50))), tmp_path / "t.json")
+    path = save(trace(launch(rows=random_rows(50))), tmp_path / "t.json")
     code, _, err = run_cli("analyze", str(path), "--csv")
     assert code == 0 and err == ""
 
 
 def test_progress_bar_runs_over_every_record(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(30)), launch(index=2, rows=random_rows(12))),
+    path = save(trace(launch(rows=random_rows(30)), launch(index=2, rows=random_rows(12))),
                         tmp_path / "t.json", binary=True)
-    opened = traceio.open_trace(path)
+    opened = open_trace(path)
     assert [opened.record_count(item) for item in opened.launches] == [30, 12]
     seen = []
     with analyze_cmd._progress(opened, None, enabled=True) as advance:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bankism import analyze, traceio
+from bankism import analyze
+from bankism.trace import open_trace
 
 TRACES = Path(__file__).resolve().parent.parent / "traces"
 
@@ -47,7 +48,7 @@ def _figures(path: Path, launch: analyze.LaunchReport) -> str:
 def test_predictions_match_measured_counters(path: Path | None) -> None:
     if path is None:
         pytest.skip("traces/ holds no trace with measured counters yet")
-    report = analyze.analyze(traceio.open_trace(path))
+    report = analyze.analyze(open_trace(path))
     judged = [item for item in report.launches if item.measured is not None and item.records > 0]
     if not judged:
         pytest.skip(f"{path.name}: no launch has both records and counters")

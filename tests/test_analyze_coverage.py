@@ -6,8 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
-from bankism import analyze, traceio
+from bankism import analyze
 from bankism.cli import app
+from bankism.trace import open_trace, save
 from tests.builders import FULL, launch, site, strided, trace
 from tests.helpers import run_cli
 
@@ -22,11 +23,11 @@ def _doc(counters=None):
 
 
 def _save(tmp_path, doc):
-    return traceio.save(doc, tmp_path / "t.json")
+    return save(doc, tmp_path / "t.json")
 
 
 def test_unknown_opcodes_and_kinds_are_reported_not_fatal(tmp_path):
-    report = analyze.analyze(traceio.open_trace(_save(tmp_path, _doc()))).launches[0]
+    report = analyze.analyze(open_trace(_save(tmp_path, _doc()))).launches[0]
     assert [s.id for s in report.sites] == [0]
     assert (report.sites[0].wavefronts, report.sites[0].conflicts) == (32, 31)
     unmodelled = {s.id: s for s in report.unmodelled}
@@ -44,7 +45,7 @@ def test_a_class_with_unmodelled_records_is_not_judged_and_the_others_are(tmp_pa
     counters = {"ld": {"instructions": 2, "wavefronts": 40, "conflicts": 31},
                 "st": {"instructions": 0, "wavefronts": 0, "conflicts": 0},
                 "atom": {"instructions": 3, "wavefronts": 9, "conflicts": 0}}
-    report = analyze.analyze(traceio.open_trace(_save(tmp_path, _doc(counters)))).launches[0]
+    report = analyze.analyze(open_trace(_save(tmp_path, _doc(counters)))).launches[0]
     rows = {(c.op_class, c.metric): c for c in report.comparisons()}
     assert report.predicted["atom"]["instructions"] == 0  # unknown opcodes: how ncu counts them is unknown
     for metric in ("instructions", "wavefronts", "conflicts"):
@@ -54,7 +55,7 @@ def test_a_class_with_unmodelled_records_is_not_judged_and_the_others_are(tmp_pa
     counters["ld"]["instructions"] = 1
     doc = _doc(counters)
     doc["launches"][0]["sites"][3]["sass"] = "LDS"
-    report = analyze.analyze(traceio.open_trace(_save(tmp_path, doc))).launches[0]
+    report = analyze.analyze(open_trace(_save(tmp_path, doc))).launches[0]
     rows = {(c.op_class, c.metric): c for c in report.comparisons()}
     assert rows[("ld", "instructions")].within_tolerance is False  # 2 LDS predicted, 1 measured
 
@@ -82,7 +83,7 @@ def test_show_on_an_unmodelled_site_is_a_clean_error(tmp_path, monkeypatch, caps
 def test_fully_modelled_launch_says_so(tmp_path):
     doc = trace(launch(sites=[site(0, op="atomic", sass="ATOMS.POPC.INC.32")],
                        rows=[((0, 0, 0), 0, 0, FULL, [1024] * 32)]))
-    report = analyze.analyze(traceio.open_trace(_save(tmp_path, doc))).launches[0]
+    report = analyze.analyze(open_trace(_save(tmp_path, doc))).launches[0]
     assert report.unmodelled == [] and report.coverage()["unmodelled_records"] == 0
     assert (report.sites[0].wavefronts, report.sites[0].conflicts) == (1, 0)  # POPC.INC merges one address
 
@@ -92,7 +93,7 @@ def test_instructions_ncu_counted_but_the_trace_lacks_are_reported(tmp_path):
                 "st": {"instructions": 0, "wavefronts": 0, "conflicts": 0},
                 "atom": {"instructions": 0, "wavefronts": 0, "conflicts": 0}}
     doc = trace(launch(sites=[site(0)], rows=[((0, 0, 0), 0, 0, FULL, strided(128))], counters=counters))
-    report = analyze.analyze(traceio.open_trace(_save(tmp_path, doc))).launches[0]
+    report = analyze.analyze(open_trace(_save(tmp_path, doc))).launches[0]
     assert report.coverage()["unrecorded"] == [
         {"class": "ld", "measured_instructions": 5, "predicted_instructions": 1, "missing": 4}]
     text = CliRunner().invoke(app, ["analyze", str(tmp_path / "t.json")]).output

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
+from rich.console import Console
 
 import bankism
-from bankism import BankismError, analyze, traceio
+from bankism import BankismError, analyze
+from bankism.trace import open_trace, save
 from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _open(tmp_path, doc, binary=False):
-    return traceio.open_trace(traceio.save(doc, tmp_path / "t.json", binary=binary))
+    return open_trace(save(doc, tmp_path / "t.json", binary=binary))
 
 
 def _counters(ld=(0, 0, 0), st=(0, 0, 0), atom=(0, 0, 0)):
@@ -88,8 +92,8 @@ def test_subset_of_blocks_is_scaled_to_the_launch(tmp_path):
     doc = trace(launch(rows=rows, blocks_recorded=[[1, 0, 0]], counters=_counters(ld=(4, 66, 62))))
     report = analyze.analyze(_open(tmp_path, doc)).launches[0]
     assert report.scale == 2
-    assert report.recorded["ld"] == {"instructions": 2, "wavefronts": 33, "conflicts": 31}
-    assert report.predicted["ld"] == {"instructions": 4, "wavefronts": 66, "conflicts": 62}
+    assert report.recorded["ld"] == analyze.Counters(instructions=2, wavefronts=33, conflicts=31)
+    assert report.predicted["ld"] == analyze.Counters(instructions=4, wavefronts=66, conflicts=62)
     assert report.agrees() is True
     assert "1 of 2 blocks recorded" in report.scaling_note()
     assert all("scaled x2" in row.explanation for row in report.comparisons())
@@ -182,3 +186,19 @@ def test_atomic_sites_use_their_instruction_and_unmodelled_cycles_are_none(tmp_p
         assert stats.cycles == expected_cycles
     if any(s.cycles is None for s in report.sites):
         assert report.totals()["cycles"] is None
+
+
+def test_the_comparisons_of_a_launch_are_computed_once(tmp_path, monkeypatch):
+    """JSON, tables and headline all read the one list the report made (issue 18: it was up to four)."""
+    from bankism.analyze import report as report_module
+    from bankism.cli.analyze_render import print_report
+
+    calls = []
+    judge = report_module.comparisons
+    monkeypatch.setattr(report_module, "comparisons", lambda launch: calls.append(1) or judge(launch))
+    rows = [((0, 0, 0), 0, 0, FULL, strided(128))]
+    doc = trace(launch(rows=rows, counters=_counters(ld=(1, 32, 31))))
+    whole = analyze.analyze(_open(tmp_path, doc))
+    whole.to_json()
+    print_report(whole, Console(file=io.StringIO(), width=120))
+    assert len(calls) == len(whole.launches) == 1

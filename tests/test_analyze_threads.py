@@ -9,8 +9,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from bankism import BankismError, traceio
+from bankism import BankismError
 from bankism.analyze import analyze
+from bankism.trace import open_trace, save
 from tests.builders import launch, random_rows, site, trace
 from tests.helpers import one_line_error, run_cli
 
@@ -21,13 +22,13 @@ def mixed(tmp_path):
     sites = [site(0), site(1, width=8), site(2, op="store", width=16, sass="STS.128"),
              site(3, op="atomic", width=4, sass="ATOMS.ADD")]
     rows = random_rows(30_000, seed=5, sites=4, align=16)
-    return traceio.save(trace(launch(sites=sites, rows=rows)), tmp_path / "mixed.json", binary=True)
+    return save(trace(launch(sites=sites, rows=rows)), tmp_path / "mixed.json", binary=True)
 
 
 def test_one_and_two_threads_give_the_same_report(mixed):
-    opened = traceio.open_trace(mixed)
+    opened = open_trace(mixed)
     one = analyze(opened, chunk=4096, threads=1).to_json()
-    two = analyze(traceio.open_trace(mixed), chunk=4096, threads=2).to_json()
+    two = analyze(open_trace(mixed), chunk=4096, threads=2).to_json()
     assert one == two
     sites = one["launches"][0]["sites"]
     assert sum(s["executions"] for s in sites) == 30_000
@@ -52,11 +53,11 @@ def test_a_flipped_byte_in_a_stored_member_is_caught_by_its_crc(tmp_path, mixed)
     doc["launches"][0]["records_file"] = stored.name
     path = tmp_path / "stored.json"
     path.write_text(json.dumps(doc))
-    assert analyze(traceio.open_trace(path)).to_json()["launches"][0]["records"] == 30_000
+    assert analyze(open_trace(path)).to_json()["launches"][0]["records"] == 30_000
     with zipfile.ZipFile(stored) as archive:
         info = archive.getinfo("0/addresses.npy")
     data = bytearray(stored.read_bytes())
     data[info.header_offset + 30 + len(info.filename) + len(info.extra) + 4096] ^= 0x10
     stored.write_bytes(bytes(data))
     with pytest.raises(BankismError, match="is damaged .*CRC"):
-        analyze(traceio.open_trace(path))
+        analyze(open_trace(path))

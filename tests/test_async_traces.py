@@ -11,13 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from bankism import analyze, traceio
+from bankism import analyze
+from bankism.trace import open_trace
 
 TRACES = Path(__file__).resolve().parent.parent / "traces"
 
 
 def _report(name: str) -> analyze.LaunchReport:
-    return analyze.analyze(traceio.open_trace(TRACES / f"{name}.json")).launches[0]
+    return analyze.analyze(open_trace(TRACES / f"{name}.json")).launches[0]
 
 
 def _rows(report: analyze.LaunchReport) -> dict[tuple[str, str], analyze.Comparison]:

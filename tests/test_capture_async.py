@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bankism import traceio
 from bankism.capture import async_events as tracing_async
 from bankism.capture import convert as tracing
 from bankism.capture.disasm import SassInstruction
 from bankism.capture.raw import FLAG_WRITE, KIND_SHARED, RECORD_DTYPE
 from bankism.isa import is_bypass_ldgsts
+from bankism.trace import load, validate
 
 START = 0x7000_0000
 FULL = 0xFFFFFFFF
@@ -100,7 +100,7 @@ def test_events_become_the_async_block_and_unrecorded_tma_is_listed():
     # recorded cp.async is no longer "unrecorded": none of them is listed
     assert [(u["sass"], u["instructions"]) for u in launch["unrecorded_shared"]] == [("UTMALDG.2D", 1)]
     doc = {"format": "bankism-trace", "version": 1, "environment": {"arch": "sm_90"}, "launches": [launch]}
-    traceio.validate(doc)
+    validate(doc)
 
 
 def test_a_launch_without_async_traffic_has_no_async_block():
@@ -146,7 +146,7 @@ DATA = Path(__file__).resolve().parent / "data" / "capture" / "async"
 
 def test_h100_trace_of_the_cp_async_probes_records_every_lane():
     """bankism trace of hw/async/ldgsts_probe on tests/data/capture/async/ldgsts_smoke.txt (12 probes)."""
-    doc = traceio.load(DATA / "smoke_ldgsts.json")
+    doc = load(DATA / "smoke_ldgsts.json")
     patterns = [line.split() for line in (DATA / "ldgsts_smoke.txt").read_text().splitlines()]
     launches = doc["launches"][1:]  # the first launch is the program's base probe of pattern 0
     assert len(launches) == len(patterns) == 12
@@ -165,7 +165,7 @@ def test_h100_trace_of_the_cp_async_probes_records_every_lane():
 
 
 def test_h100_trace_of_bulk_copies_and_wgmma_becomes_events():
-    doc = traceio.load(DATA / "smoke_tma_wgmma.json")
+    doc = load(DATA / "smoke_tma_wgmma.json")
     by_kernel: dict[str, list[dict]] = {}
     for launch in doc["launches"]:
         by_kernel.setdefault(launch["kernel"], []).append(launch)
@@ -196,6 +196,6 @@ def test_wgmma_opcodes_keep_their_shape_modifier():
 
     text = "\t.text.k:\n        /*01b0*/     HGMMA.64x64x16.F32 R24, gdesc[UR4], RZ, !UPT, gsb0 ;\n"
     assert parse_nvdisasm(text)["k"][0x1B0].opcode == "HGMMA.64x64x16.F32"
-    doc = traceio.load(DATA / "smoke_tma_wgmma.json")
+    doc = load(DATA / "smoke_tma_wgmma.json")
     wgmma = [launch for launch in doc["launches"] if launch["kernel"] == "wgmma_probe"]
     assert {launch["async"]["wgmma"][0]["sass"] for launch in wgmma} == {"HGMMA.64x64x16.F32"}

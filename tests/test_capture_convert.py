@@ -15,7 +15,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bankism import traceio
 from bankism.capture.build import TRACER_DIR
 from bankism.capture.convert import (
     blocks_recorded,
@@ -28,6 +27,7 @@ from bankism.capture.disasm import SassInstruction, parse_nvdisasm
 from bankism.capture.raw import KIND_MATRIX, KIND_SHARED, RECORD_DTYPE, RawCapture, read_capture
 from bankism.capture.run import TraceOptions
 from bankism.errors import BankismError
+from bankism.trace import RECORD_FIELDS, load, validate
 
 DATA = Path(__file__).parent / "data" / "capture"
 RAW = DATA / "smoke_raw"
@@ -43,7 +43,7 @@ def sass() -> dict:
 @pytest.fixture(scope="module")
 def launch(sass: dict) -> dict:
     doc = convert_raw_folder(RAW, None, sass)
-    traceio.validate(doc)
+    validate(doc)
     return doc["launches"][0]
 
 
@@ -138,11 +138,11 @@ def test_records_are_sorted_by_warp_in_program_order(launch: dict) -> None:
 
 
 def test_conversion_matches_the_trace_written_on_the_device(launch: dict) -> None:
-    device = traceio.load(DATA / "smoke_trace.json")["launches"][0]
+    device = load(DATA / "smoke_trace.json")["launches"][0]
     assert [(s["pc"], s["sass"], s["op"], s["width"], s["line"]) for s in device["sites"]] == [
         (s["pc"], s["sass"], s["op"], s["width"], s["line"]) for s in launch["sites"]
     ]
-    for field in traceio.RECORD_FIELDS:
+    for field in RECORD_FIELDS:
         want, got = np.asarray(device["records"][field]), np.asarray(launch["records"][field])
         np.testing.assert_array_equal(want, got)
 

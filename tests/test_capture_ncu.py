@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bankism import traceio
 from bankism.capture import ncu
 from bankism.errors import BankismError
+from bankism.trace import load, save
 
 DATA = Path(__file__).parent / "data" / "capture"
 
@@ -126,18 +126,18 @@ def test_a_launch_of_another_shape_is_not_matched() -> None:
 
 
 def test_fill_counters_into_the_recorded_smoke_trace(tmp_path: Path) -> None:
-    doc = traceio.load(DATA / "smoke_trace.json")
+    doc = load(DATA / "smoke_trace.json")
     for launch in doc["launches"]:
         launch["counters"] = None
     missing = ncu.fill_counters(doc, ncu.read_csv(DATA / "smoke.ncu-raw.csv"), "smoke.ncu-raw.csv")
     assert missing == []
     assert doc["launches"][0]["counters"] == EXPECTED["smoke"]
-    traceio.save(doc, tmp_path / "smoke.json")
-    assert traceio.load(tmp_path / "smoke.json")["launches"][0]["counters"] == EXPECTED["smoke"]
+    save(doc, tmp_path / "smoke.json")
+    assert load(tmp_path / "smoke.json")["launches"][0]["counters"] == EXPECTED["smoke"]
 
 
 def test_fill_counters_with_no_match_is_an_error() -> None:
-    doc = traceio.load(DATA / "smoke_trace.json")
+    doc = load(DATA / "smoke_trace.json")
     with pytest.raises(BankismError, match="no profiled launch matches"):
         ncu.fill_counters(doc, ncu.read_csv(DATA / "transpose32.ncu-raw.csv"), "transpose32.csv")
 
@@ -151,7 +151,7 @@ def test_counters_only_launch_is_a_valid_trace_launch(tmp_path: Path) -> None:
     doc = {
         "format": "bankism-trace", "version": 1, "environment": {"arch": "sm_90"}, "launches": [launch],
     }
-    traceio.save(doc, tmp_path / "counters.json")
+    save(doc, tmp_path / "counters.json")
     saved = json.loads((tmp_path / "counters.json").read_text())
     assert saved["launches"][0]["counters"] == EXPECTED["transpose32"]
 

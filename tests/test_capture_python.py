@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from bankism import analyze
-from bankism import trace as traceio
 from bankism.capture import ncu
+from bankism.trace import load, open_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 TRACES = ROOT / "traces" / "python"
@@ -60,7 +60,7 @@ def test_every_trace_in_traces_python_is_checked_here() -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_predictions_equal_the_measured_counters(name: str) -> None:
-    report = analyze.analyze(traceio.open_trace(TRACES / f"{name}.json"))
+    report = analyze.analyze(open_trace(TRACES / f"{name}.json"))
     (launch,) = report.launches
     assert launch.records > 0 and launch.measured is not None
     rows = launch.comparisons()
@@ -72,7 +72,7 @@ def test_predictions_equal_the_measured_counters(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_recorded_on_the_h100_with_its_script(name: str) -> None:
-    doc = traceio.load(TRACES / f"{name}.json")
+    doc = load(TRACES / f"{name}.json")
     kernel, script, _ = PROGRAMS[name]
     env = doc["environment"]
     assert env["gpu"] == "NVIDIA H100 80GB HBM3" and env["driver"] and env["ncu"] and env["cuda"]
@@ -84,7 +84,7 @@ def test_recorded_on_the_h100_with_its_script(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
 def test_sites_carry_the_source_lines_of_the_line_info(name: str) -> None:
-    (launch,) = traceio.load(TRACES / f"{name}.json")["launches"]
+    (launch,) = load(TRACES / f"{name}.json")["launches"]
     found = {(site["file"], site["line"]) for site in launch["sites"]}
     expected = PROGRAMS[name][2]
     assert len(found) == len(expected)
@@ -96,7 +96,7 @@ def test_sites_carry_the_source_lines_of_the_line_info(name: str) -> None:
 
 
 def test_numba_names_as_users_write_them() -> None:
-    (launch,) = traceio.load(TRACES / "numba_transpose.json")["launches"]
+    (launch,) = load(TRACES / "numba_transpose.json")["launches"]
     assert "[abi:" in launch["kernel"]  # numba-cuda's mangled name carries ABI tags
     assert ncu.base_name(launch["kernel"]) == "transpose_tile"
     assert not re.search("^transpose_tile$", launch["kernel"])  # the bare name is what makes it match
@@ -107,7 +107,7 @@ def test_shared_traffic_the_tracer_cannot_see_is_listed(name: str) -> None:
     """The Triton tile product's two HGMMA (wgmma) read their operands from shared memory unrecorded;
     ncu's shared-memory LSU counters leave them out too (they equal the recorded LDS/STS above). The
     PyTorch trace was converted before the list existed (its 6 MB module is not kept), so it has none."""
-    (launch,) = traceio.load(TRACES / f"{name}.json")["launches"]
+    (launch,) = load(TRACES / f"{name}.json")["launches"]
     found = launch.get("unrecorded_shared")
     if name == "torch_softmax":
         assert found is None

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from bankism import trace as traceio
 from bankism.capture import ncu
 from bankism.capture.build import TracerBuild
 from bankism.capture.run import TraceOptions, program_environment
 from bankism.errors import BankismError
+from bankism.trace import load, save
 from tests.helpers import run_cli
 
 DATA = Path(__file__).parent / "data" / "capture"
@@ -184,8 +184,8 @@ def test_record_profiles_exactly_the_traced_launches(
     def trace_program(command, output, options, source, note, keep_raw, timeout, seen_out):
         assert options == TraceOptions("smoke", (1,), "auto", 1_000_000)
         seen_out.extend(seen)
-        traceio.save(recorded, output)
-        return traceio.load(output)
+        save(recorded, output)
+        return load(output)
 
     def run_profile(command, extra=(), keep_csv=None, keep_report=None, keep_details=None, selection=None):
         asked.append(selection)
@@ -201,7 +201,7 @@ def test_record_profiles_exactly_the_traced_launches(
     )
     assert code == 0, err
     assert asked == [ncu.Selection(f"^({mangled})$", "mangled", 1, 1)]
-    doc = traceio.load(out)
+    doc = load(out)
     assert doc["launches"][0]["counters"] == ncu.read_csv(DATA / "smoke.ncu-raw.csv")[0].counters()
     assert doc["environment"]["ncu"] == "2025.3.1.0"
     assert "launch 2: smoke" in stdout

@@ -17,9 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bankism import cli, traceio
+from bankism import cli
+from bankism.arch import window_base
 from bankism.capture import ncu
 from bankism.errors import BankismError
+from bankism.trace import load, open_trace, save
 from tests.builders import FULL, launch, site, strided, trace
 from tests.helpers import run_cli
 
@@ -66,7 +68,7 @@ def workdir(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("contract")
     rows = [((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 1, FULL, strided(128))]
     doc = trace(launch(sites=[site(0), site(1, op="store", sass="STS")], rows=rows))
-    traceio.save(doc, root / "T.json")
+    save(doc, root / "T.json")
     shutil.copy(RAW_CSV, root / "r.csv")
     shutil.copy(RAW_CSV, root / "r2.csv")
     (root / "r2.json").mkdir()  # the default output of `ncu-import r2.csv` is a directory
@@ -161,8 +163,8 @@ def _api_cases(workdir: Path):
         lambda: simulate(lanes, arch=None),
         lambda: simulate([1e30] * 32, width=4),
         lambda: simulate([2**64] * 32, width=4),
-        lambda: traceio.load(workdir / "deep.json"),
-        lambda: traceio.load(workdir / "sub"),
+        lambda: load(workdir / "deep.json"),
+        lambda: load(workdir / "sub"),
         lambda: advise(tile, access, block=(32, 32), limit=0),
         lambda: advise(tile, access, block=(32, 32), limit=-1),
         lambda: advise(tile, access, block=(32, 32), limit=1.5),
@@ -211,10 +213,10 @@ def test_ncu_import_into_a_trace_in_place_still_works(monkeypatch, capsys, tmp_p
     doc = trace(launch(kernel="void transpose32<0>(float*, float const*, int)",
                        mangled="_Z11transpose32ILi0EEvPfPKfi", grid=[8, 8, 1], block=[32, 8, 1],
                        blocks_total=64))
-    path = traceio.save(doc, tmp_path / "T.json")
+    path = save(doc, tmp_path / "T.json")
     code, out, err = run_cli("ncu-import", str(RAW_CSV), "--into", str(path))
     assert code == 0, err
-    assert traceio.load(path)["launches"][0]["counters"]["ld"]["conflicts"] == 63488
+    assert load(path)["launches"][0]["counters"]["ld"]["conflicts"] == 63488
     assert sorted(p.name for p in tmp_path.iterdir()) == ["T.json"]
 
 
@@ -272,7 +274,7 @@ def _table_lines(path: Path, *options: str) -> list[str]:
 
     console = _terminal(200 if "wide" in options else 80)
     by = "site" if "site" in options else "line"
-    print_report(analyze(traceio.open_trace(path)), console, by=by, wide="wide" in options)
+    print_report(analyze(open_trace(path)), console, by=by, wide="wide" in options)
     return console.file.getvalue().splitlines()
 
 
@@ -370,7 +372,7 @@ def test_advise_places_arrays_without_base_by_one_rule(monkeypatch, capsys, work
         (workdir / "explained.json").unlink()
     assert code == 0, err
     (array,) = json.loads(out)["arrays"]
-    assert array["base"] == traceio.SHARED_WINDOW_BASE["sm_90"] == 1024
+    assert array["base"] == window_base() == 1024
     assert any(fix["kind"] == "pad" and fix["excess"] == 0 for fix in array["fixes"])
 
 
@@ -465,7 +467,7 @@ def test_files_check_output_names_the_problem(tmp_path):
 def _inline_doc_text(tmp_path: Path, rows: list) -> str:
     """A saved synthetic trace whose inline addresses are replaced by ``rows`` (given as JSON text)."""
     doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 0, FULL, strided(8))]))
-    text = traceio.save(doc, tmp_path / "base.json").read_text()
+    text = save(doc, tmp_path / "base.json").read_text()
     start = text.index('"addresses": [')
     end = text.index("]\n        ]", start) + len("]\n        ]")
     return text[:start] + '"addresses": ' + rows + text[end:]
@@ -506,7 +508,7 @@ def test_fast_inline_addresses_read_like_json(tmp_path, monkeypatch, variant):
     for threshold in (1 << 60, 0):  # json.loads only, then the fast path
         monkeypatch.setattr(read, "FAST_RECORDS_BYTES", threshold)
         try:
-            outcomes.append(traceio.load(path)["launches"][0]["records"]["addresses"].tolist())
+            outcomes.append(load(path)["launches"][0]["records"]["addresses"].tolist())
         except BankismError as error:
             outcomes.append(str(error))
     assert outcomes[0] == outcomes[1]

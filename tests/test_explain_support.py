@@ -8,11 +8,11 @@ from pathlib import Path
 import numpy as np
 
 import bankism
+from bankism.arch import window_base
 from bankism.explain import ExplainOptions, SnapshotRequest, explain
-from bankism.traceio import SHARED_WINDOW_BASE
 
 DATA = Path(__file__).parent / "data" / "explain"
-BASE = SHARED_WINDOW_BASE["sm_90"]
+BASE = window_base()
 
 
 #: The shared quiz's kernel, as copied into tests/data (the tests never read ../shared/quiz).

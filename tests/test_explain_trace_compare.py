@@ -11,7 +11,7 @@ import pytest
 import bankism
 from bankism.explain import ExplainOptions, explain, render
 from bankism.explain.output.against_trace import kernel_base_name, template_arguments
-from bankism.traceio import save
+from bankism.trace import save
 from tests.test_explain_support import BASE, quiz_path
 
 BLOCKS = [(0, 0, 0), (1, 1, 0)]
@@ -116,7 +116,7 @@ def test_comparison_with_a_vectorizing_compiler(synthetic_trace):
 
 
 def test_address_mismatch_is_reported(synthetic_trace, tmp_path):
-    from bankism.traceio import load
+    from bankism.trace import load
 
     doc = load(synthetic_trace)
     launch = doc["launches"][0]

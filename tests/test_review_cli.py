@@ -6,14 +6,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bankism import traceio
+from bankism.arch import window_base
 from bankism.cli.advise_cmd import declare_arrays, parse_array_spec
 from bankism.errors import BankismError
 from bankism.review import Access, SharedArray, Swizzle, check
+from bankism.trace import save
 from tests.helpers import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
-WINDOW = traceio.SHARED_WINDOW_BASE["sm_90"]
+WINDOW = window_base()
 
 
 def run(*args):
@@ -56,7 +57,7 @@ def trace_path(tmp_path_factory):
         }],
     }
     path = tmp_path_factory.mktemp("advise") / "transpose.json"
-    traceio.save(doc, path)
+    save(doc, path)
     return path
 
 

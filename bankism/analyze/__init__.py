@@ -25,6 +25,7 @@ from bankism.analyze.model import (
     OPTIONAL_CLASSES,
     REPORT_FORMAT,
     REPORT_VERSION,
+    Counters,
     Counts,
     LineStats,
     SiteStats,
@@ -46,8 +47,8 @@ from bankism.isa import ATOMIC_SASS, DEFAULT_ATOMIC_OP, atomic_op_of_sass
 __all__ = [
     "ANALYZE_CHUNK", "ATOMIC_SASS", "CLASSES", "CONFLICTS_RULE", "COUNTED_AS_INSTRUCTIONS",
     "DEFAULT_ATOMIC_OP", "METRICS", "OPTIONAL_CLASSES", "OP_CLASS", "REPORT_FORMAT", "REPORT_VERSION",
-    "TOLERANCE", "Allowance", "Comparison", "Counts", "LaunchReport", "LineStats", "Report", "SiteStats",
-    "TraceReport", "WorstInstruction", "accumulate", "analyze", "analyze_launch", "async_notes",
-    "atomic_op_of", "atomic_op_of_sass", "conflicts_agree", "group_by_line", "ldgsts_caveat",
-    "site_kind", "site_unmodelled_reason",
+    "TOLERANCE", "Allowance", "Comparison", "Counters", "Counts", "LaunchReport", "LineStats", "Report",
+    "SiteStats", "TraceReport", "WorstInstruction", "accumulate", "analyze", "analyze_launch",
+    "async_notes", "atomic_op_of", "atomic_op_of_sass", "conflicts_agree", "group_by_line",
+    "ldgsts_caveat", "site_kind", "site_unmodelled_reason",
 ]

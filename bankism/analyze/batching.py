@@ -11,7 +11,15 @@ from typing import Any
 
 import numpy as np
 
-from bankism.analyze.model import CLASSES, METRICS, OPTIONAL_CLASSES, Counts, SiteStats, WorstInstruction
+from bankism.analyze.model import (
+    CLASSES,
+    METRICS,
+    OPTIONAL_CLASSES,
+    Counters,
+    Counts,
+    SiteStats,
+    WorstInstruction,
+)
 from bankism.analyze.report import LaunchReport, TraceReport
 from bankism.arch import MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
@@ -19,7 +27,7 @@ from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error
-from bankism.trace.views import Launch, Site
+from bankism.trace.views import Launch, TraceSite
 
 #: Records read and simulated per chunk, so memory stays flat whatever the trace size. Measured on a
 #: 2-million-record npz trace: peak RSS 243 MB at 1 << 16 (140 MB once the engine is loaded), against
@@ -48,7 +56,7 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
     return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
 
 
-def site_kind(site: Site) -> Kind:
+def site_kind(site: TraceSite) -> Kind:
     """The engine's instruction kind of a site."""
     return Kind(site.op, site.width, site.matrices, site.atomic_op or DEFAULT_ATOMIC_OP)
 
@@ -56,7 +64,7 @@ def site_kind(site: Site) -> Kind:
 #: The engine's atomic instruction for each ATOMS opcode is ``isa.ATOMIC_SASS`` (every entry measured on
 #: the H100). A site the engine cannot model (unknown opcode, no rule for its kind) is not simulated:
 #: ``LaunchReport.unmodelled`` lists it with its recorded count and the reason.
-def site_unmodelled_reason(site: Site, arch: str) -> str | None:
+def site_unmodelled_reason(site: TraceSite, arch: str) -> str | None:
     """Why the engine cannot simulate ``site`` (unknown opcode, no rule for its kind on ``arch``), or None."""
     reason = unmodelled_reason(site.sass)
     if reason:
@@ -72,13 +80,13 @@ def site_unmodelled_reason(site: Site, arch: str) -> str | None:
 class _Batcher:
     """Per launch: the engine kind of each modelled site id, so that one engine call covers a chunk."""
 
-    def __init__(self, stats: dict[int, SiteStats], launch: dict[str, Any], arch: str, label: str) -> None:
+    def __init__(self, stats: dict[int, SiteStats], launch: Launch, arch: str, label: str) -> None:
         self.stats = stats
         self.launch = launch
         self.arch = arch
         self.label = label
         self.ids = sorted(stats)
-        size = max([int(s["id"]) for s in launch["sites"]] + self.ids + [0]) + 1
+        size = max([s.id for s in launch.sites] + self.ids + [0]) + 1
         self.slot_of_site = np.full(size, -1, np.int32)
         for k, site_id in enumerate(self.ids):
             self.slot_of_site[site_id] = k
@@ -86,7 +94,7 @@ class _Batcher:
         self.kinds = [site_kind(stats[self.ids[k]].site) for k in self.modelled]
         self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
         self.kind_of_slot[self.modelled] = np.arange(len(self.modelled), dtype=np.int32)
-        self.limit = window_end(launch, arch)
+        self.limit = window_end(launch.json, arch)
 
     def add(self, chunk: RecordChunk) -> None:
         """Add one chunk of records to the per-site sums: one engine call for all its modelled sites.
@@ -115,7 +123,7 @@ class _Batcher:
         except AddressError as error:
             row = error.instruction if rows is None else int(rows[error.instruction])
             site_id = int(chunk.site[row])
-            raise address_error(self.launch, self.arch, self.label, chunk.start + row, error.lane,
+            raise address_error(self.launch.json, self.arch, self.label, chunk.start + row, error.lane,
                                 chunk.addresses[row], self.stats[site_id].site.width, site_id,
                                 error.reason) from None
         for k, part in enumerate(totals):
@@ -134,30 +142,31 @@ class _Batcher:
 
 
 def accumulate(stats: dict[int, SiteStats], chunk: RecordChunk, arch: str, label: str,
-               launch: dict[str, Any]) -> None:
+               launch: Launch | dict[str, Any]) -> None:
     """Add one chunk of records to the per-site sums (one engine call for all modelled sites present)."""
-    _Batcher(stats, launch, arch, label).add(chunk)
+    _Batcher(stats, launch if isinstance(launch, Launch) else Launch.of(launch), arch, label).add(chunk)
 
 
 def _measured(launch: Launch) -> Counts | None:
     counters = launch.counters
     if counters is None:
         return None
-    return {c: {m: int(counters[c][m]) for m in METRICS} for c in CLASSES + OPTIONAL_CLASSES if c in counters}
+    return {c: Counters(*(int(counters[c][m]) for m in METRICS)) for c in CLASSES + OPTIONAL_CLASSES
+            if c in counters}
 
 
 def analyze_launch(
-    trace: Trace, launch: dict[str, Any], chunk: int = ANALYZE_CHUNK,
+    trace: Trace, launch: Launch | dict[str, Any], chunk: int = ANALYZE_CHUNK,
     on_records: Callable[[int], None] | None = None, sites: Iterable[int] | None = None,
 ) -> LaunchReport:
     """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
     wanted = None if sites is None else set(sites)
-    view = Launch.of(launch)
+    view = launch if isinstance(launch, Launch) else Launch.of(launch)
     stats = {s.id: SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
              for s in view.sites if wanted is None or s.id in wanted}
-    batcher = _Batcher(stats, launch, trace.arch, trace.label(launch))
+    batcher = _Batcher(stats, view, trace.arch, trace.label(view))
     count = 0
-    for part in trace.chunks(launch, chunk, check_addresses=False):
+    for part in trace.chunks(view, chunk, check_addresses=False):
         batcher.add(part)
         count += len(part)
         if on_records:
@@ -165,7 +174,7 @@ def analyze_launch(
     ordered = sorted(stats.values(), key=lambda s: s.id)
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
-    return LaunchReport(view, count, blocks_recorded_count(launch), modelled, _measured(view), unmodelled)
+    return LaunchReport(view, count, blocks_recorded_count(view.json), modelled, _measured(view), unmodelled)
 
 
 def analyze(

@@ -5,19 +5,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from bankism.arch import NCU_CLASSES, NCU_COUNTER_OF_OP, NCU_OPTIONAL_CLASSES
-from bankism.trace.views import Site
+from bankism.trace.views import TraceSite
 
 REPORT_FORMAT = "bankism-analysis"
 REPORT_VERSION = 1
 
-#: Which ncu counter family (op_ld, op_st, op_atom) counts the wavefronts and conflicts of each op.
+#: Deprecated: ``arch.NCU_COUNTER_OF_OP``, which ncu counter family counts each op (kept for scripts).
 OP_CLASS = NCU_COUNTER_OF_OP
 
 #: The ops whose executions ``smsp__sass_inst_executed_op_shared_<class>`` counts. Measured on the H100
@@ -32,8 +32,45 @@ OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
 #: The counters set against ncu's, per class.
 METRICS = ("instructions", "wavefronts", "conflicts")
 
-#: Per ncu class, per metric: a count (recorded, predicted or measured).
-Counts = dict[str, dict[str, float]]
+
+
+@dataclass(frozen=True)
+class Counters(Mapping[str, float]):
+    """The three counts of one ncu counter class in one launch: recorded, predicted or measured.
+
+    Also a read-only mapping from the metric names (``METRICS``) to the counts, as ncu's tables name
+    them: ``counters["wavefronts"]``, for readers that take any such mapping (``bankism.timing``).
+    """
+
+    instructions: float = 0
+    wavefronts: float = 0
+    conflicts: float = 0
+
+    def __getitem__(self, metric: str) -> float:
+        if metric not in METRICS:
+            raise KeyError(metric)
+        return getattr(self, metric)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(METRICS)
+
+    def __len__(self) -> int:
+        return len(METRICS)
+
+    def scaled(self, factor: float) -> Counters:
+        """Every count times ``factor`` (recorded blocks to the whole launch)."""
+        return Counters(*(value * factor for value in self.values()))
+
+    def rounded(self) -> dict[str, int]:
+        """The JSON of a prediction: whole counts."""
+        return {metric: round(value) for metric, value in self.items()}
+
+    def to_json(self) -> dict[str, float]:
+        return dict(self.items())
+
+
+#: Per ncu class (ld, st, atom, ldgsts): its counts.
+Counts = dict[str, Counters]
 
 
 
@@ -62,7 +99,7 @@ class WorstInstruction:
 class SiteStats:
     """Sums over the recorded executions of one instruction site."""
 
-    site: Site
+    site: TraceSite
     executions: int = 0
     wavefronts: int = 0
     ideal: int = 0
@@ -175,7 +212,7 @@ def group_by_line(sites: list[SiteStats]) -> list[LineStats]:
     return list(groups.values())
 
 
-def atomic_op_of(site: Site | Mapping[str, Any]) -> str | None:
+def atomic_op_of(site: TraceSite | Mapping[str, Any]) -> str | None:
     """The engine atomic_op of an atomic site, from its SASS opcode (``isa.ATOMIC_SASS``); None otherwise."""
-    return (site if isinstance(site, Site) else Site.of(site)).atomic_op
+    return (site if isinstance(site, TraceSite) else TraceSite.of(site)).atomic_op
 

@@ -14,10 +14,10 @@ from typing import Any
 from bankism.analyze.model import (
     CLASSES,
     COUNTED_AS_INSTRUCTIONS,
-    METRICS,
     OPTIONAL_CLASSES,
     REPORT_FORMAT,
     REPORT_VERSION,
+    Counters,
     Counts,
     LineStats,
     SiteStats,
@@ -31,13 +31,19 @@ from bankism.analyze.verdict import (
     comparisons,
     conflicts_explained,
 )
+from bankism.timing import LaunchFix, SiteExcess, launch_fix
+from bankism.trace.timeblock import launch_time
 from bankism.trace.views import Launch
 from bankism.version import __version__
 
 
 @dataclass
 class LaunchReport:
-    """Everything ``bankism analyze`` says about one kernel launch."""
+    """Everything ``bankism analyze`` says about one kernel launch.
+
+    Built once the per-site sums are final: the recorded and predicted counters, the comparisons with
+    ncu and their verdicts are computed once, here, and every reader (JSON, tables, headline) reads them.
+    """
 
     launch: Launch
     records: int
@@ -46,6 +52,20 @@ class LaunchReport:
     measured: Counts | None
     #: Sites recorded but not simulated (``SiteStats.unmodelled`` says why): only their count is known.
     unmodelled: list[SiteStats] = field(default_factory=list)
+    #: Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts.
+    recorded: Counts = field(init=False)
+    #: Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional).
+    predicted: Counts = field(init=False)
+    _comparisons: list[Comparison] = field(init=False, repr=False)
+    _agrees: bool | None = field(init=False, repr=False)
+    _conflicts_explained: bool | None = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.recorded = _recorded_counts(self.sites, self.classes)
+        self.predicted = {c: counts.scaled(self.scale) for c, counts in self.recorded.items()}
+        self._comparisons = comparisons(self)
+        self._agrees = agrees(self)
+        self._conflicts_explained = conflicts_explained(self)
 
     @property
     def index(self) -> int:
@@ -74,18 +94,6 @@ class LaunchReport:
         used = {s.op_class for s in self.sites} | set(self.measured or {})
         return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
 
-    @property
-    def recorded(self) -> Counts:
-        """Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts."""
-        sums: Counts = {c: {m: 0 for m in METRICS} for c in self.classes}
-        for stats in self.sites:
-            totals = sums[stats.op_class]
-            if stats.site.op in COUNTED_AS_INSTRUCTIONS:
-                totals["instructions"] += stats.executions
-            totals["wavefronts"] += stats.wavefronts
-            totals["conflicts"] += stats.conflicts
-        return sums
-
     def unmodelled_records(self, op_class: str | None = None) -> int:
         """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""
         return sum(s.executions for s in self.unmodelled if op_class is None or s.op_class == op_class)
@@ -113,17 +121,12 @@ class LaunchReport:
             return []
         rows = []
         for op_class in CLASSES:
-            measured = self.measured[op_class]["instructions"]
-            predicted = self.predicted[op_class]["instructions"]
+            measured = self.measured[op_class].instructions
+            predicted = self.predicted[op_class].instructions
             if measured - predicted >= 0.5 and not self.unmodelled_records(op_class):
                 rows.append({"class": op_class, "measured_instructions": measured,
                              "predicted_instructions": predicted, "missing": measured - predicted})
         return rows
-
-    @property
-    def predicted(self) -> Counts:
-        """Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional)."""
-        return {c: {m: v * self.scale for m, v in metrics.items()} for c, metrics in self.recorded.items()}
 
     @property
     def has_conflicts(self) -> bool:
@@ -148,7 +151,7 @@ class LaunchReport:
 
     def comparisons(self) -> list[Comparison]:
         """Measured against predicted for every class either side counts, with explanations."""
-        return comparisons(self)
+        return self._comparisons
 
     # --- source-line view and measured conflicts (for `bankism analyze`'s default table and headline) ---
 
@@ -161,15 +164,15 @@ class LaunchReport:
         """ncu's bank conflicts per class (ld, st, atom; ldgsts when measured), or None without counters."""
         if self.measured is None:
             return None
-        return {c: int(self.measured[c]["conflicts"]) for c in self.classes if c in self.measured}
+        return {c: int(self.measured[c].conflicts) for c in self.classes if c in self.measured}
 
     def conflicts_explained(self) -> bool | None:
         """Whether every measured conflict is accounted for by the model (``verdict.conflicts_explained``)."""
-        return conflicts_explained(self)
+        return self._conflicts_explained
 
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
-        return agrees(self)
+        return self._agrees
 
     def scaling_note(self) -> str:
         """How the prediction covers the whole launch."""
@@ -178,18 +181,29 @@ class LaunchReport:
         return (f"{self.blocks_recorded} of {self.blocks_total} blocks recorded: predictions scaled "
                 f"by {self.blocks_total}/{self.blocks_recorded} = {self.scale:.4g}")
 
+    def fix(self) -> tuple[LaunchFix | None, str | None]:
+        """What removing the launch's conflicts saves in time (``bankism.timing``, docs/time.md), or (None,
+        why it cannot be said: no time block, nothing traced)."""
+        if not self.traced:
+            return None, "profiled only: the trace holds no sites to predict from"
+        time, why = launch_time(self.launch.json)
+        if time is None:
+            return None, why
+        sites = [SiteExcess(s.id, s.site.file, s.site.line, s.excess * self.scale) for s in self.sites]
+        return launch_fix(time, sites, self.measured), None
+
     def to_json(self) -> dict[str, Any]:
         launch = self.launch
-        predicted = self.predicted
+        fix, fix_missing = self.fix()
         return {
             "index": self.index, "kernel": self.kernel, "mangled": launch.mangled,
             "grid": list(launch.grid), "block": list(launch.block),
             "shared_bytes": {"static": launch.shared_static, "dynamic": launch.shared_dynamic},
             "blocks_total": self.blocks_total,
             "blocks_recorded": self.blocks_recorded, "scale": self.scale, "records": self.records,
-            "recorded": self.recorded,
-            "predicted": {c: {m: round(v) for m, v in predicted[c].items()} for c in self.classes},
-            "measured": self.measured,
+            "recorded": {c: counts.to_json() for c, counts in self.recorded.items()},
+            "predicted": {c: self.predicted[c].rounded() for c in self.classes},
+            "measured": None if self.measured is None else {c: v.to_json() for c, v in self.measured.items()},
             "comparison": [c.to_json() for c in self.comparisons()],
             "agrees": self.agrees(),
             "has_conflicts": self.has_conflicts,
@@ -201,6 +215,8 @@ class LaunchReport:
             "coverage": self.coverage(),
             "async": launch.async_events,
             "async_notes": async_notes(self.launch.async_events),
+            "fix": None if fix is None else fix.to_json(),
+            "fix_missing": fix_missing,
         }
 
 
@@ -228,7 +244,19 @@ class TraceReport:
         }
 
 
-#: The first name of ``TraceReport``, kept for scripts (review's ``Report`` is another thing).
+def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts:
+    """Per ncu class, the sums of the sites' recorded counts, instructions counted the way ncu counts them."""
+    sums = {c: [0, 0, 0] for c in classes}
+    for stats in sites:
+        totals = sums[stats.op_class]
+        if stats.site.op in COUNTED_AS_INSTRUCTIONS:
+            totals[0] += stats.executions
+        totals[1] += stats.wavefronts
+        totals[2] += stats.conflicts
+    return {c: Counters(*values) for c, values in sums.items()}
+
+
+#: Deprecated: ``TraceReport``'s first name, kept for scripts (``bankism.Report`` is review's, another thing).
 Report = TraceReport
 
 

@@ -120,9 +120,9 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
                     f"simulated, so the prediction lacks their {metric} (see coverage)")))
                 continue
             if metric == "conflicts" and report.traced:
-                wavefronts = measured["wavefronts"]
+                wavefronts = measured.wavefronts
                 slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
-                ok = conflicts_agree(value - guess, wavefronts - predicted[op_class]["wavefronts"], slack)
+                ok = conflicts_agree(value - guess, wavefronts - predicted[op_class].wavefronts, slack)
             why = (explain_difference(report, op_class, metric, value, guess) if report.traced
                    else "profiled only: the trace holds no sites or records for this launch")
             caveat = ldgsts_caveat(report.sites, metric) if op_class == "ldgsts" and report.traced else None
@@ -151,11 +151,11 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
                 f"{scaled}: "
                 + ("the recorded blocks do more than the average block, or " if report.scaled else "")
                 + "ncu files some of these ops under a different class")
-    instructions_match = abs(report.measured[op_class]["instructions"]
-                             - report.predicted[op_class]["instructions"]) < 0.5
+    instructions_match = abs(report.measured[op_class].instructions
+                             - report.predicted[op_class].instructions) < 0.5
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     if metric == "conflicts" and difference > 0:
-        wavefront_surplus = report.measured[op_class]["wavefronts"] - report.predicted[op_class]["wavefronts"]
+        wavefront_surplus = report.measured[op_class].wavefronts - report.predicted[op_class].wavefronts
         if conflicts_agree(difference, wavefront_surplus):
             return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: L1 "
                     f"contention with global-load traffic (docs/rules.md, whole kernels){scaled}{cause}")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bankism.analyze.batching import analyze_launch
 from bankism.analyze.model import SiteStats
 from bankism.analyze.report import LaunchReport
@@ -11,19 +9,20 @@ from bankism.engine import SimulationResult, simulate
 from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP
 from bankism.trace import Trace
+from bankism.trace.views import Launch
 
 
-def _pick_launch(trace: Trace, site_id: int, launch_index: int | None) -> dict[str, Any]:
+def _pick_launch(trace: Trace, site_id: int, launch_index: int | None) -> Launch:
     if launch_index is not None:
         launch = trace.launch(launch_index)
-        if all(s["id"] != site_id for s in launch["sites"]):
-            ids = ", ".join(str(s["id"]) for s in launch["sites"]) or "none"
+        if all(s.id != site_id for s in launch.sites):
+            ids = ", ".join(str(s.id) for s in launch.sites) or "none"
             raise BankismError(
                 f"{trace.path}: launch {launch_index} has no site {site_id} (its sites: {ids})"
             )
         return launch
     for launch in trace.launches:
-        if any(s["id"] == site_id for s in launch["sites"]):
+        if any(s.id == site_id for s in launch.sites):
             return launch
     raise BankismError(f"{trace.path}: no launch has a site {site_id}")
 
@@ -33,11 +32,11 @@ def worst_of_site(trace: Trace, site_id: int, launch_index: int | None) -> tuple
     launch = _pick_launch(trace, site_id, launch_index)
     report = analyze_launch(trace, launch, sites=[site_id])
     if report.unmodelled:
-        raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} cannot be simulated: "
+        raise BankismError(f"{trace.path}: launch {launch.index}, site {site_id} cannot be simulated: "
                            f"{report.unmodelled[0].unmodelled}")
     stats = report.sites[0]
     if stats.worst is None:
-        raise BankismError(f"{trace.path}: launch {launch['index']}, site {site_id} was never executed")
+        raise BankismError(f"{trace.path}: launch {launch.index}, site {site_id} was never executed")
     return report, stats
 
 

@@ -362,7 +362,7 @@ def trace_program(
     ``seen``, when given, receives every launch the tracer saw (traced or not: index, names, shape), which
     `bankism record` needs to profile exactly the traced launches.
     """
-    from bankism import trace as traceio
+    from bankism.trace import save
 
     if not command:
         raise BankismError("no program given: put it after --, e.g. bankism trace -o t.json -- ./app")
@@ -390,7 +390,7 @@ def trace_program(
                 continue
             if seen is not None:
                 seen.extend(capture.launches)
-        traceio.save(doc, output)
+        save(doc, output)
         return doc
     raise BankismError(f"the records still exceed --max-records {options.max_records} when recording "
                        f"{options.blocks}; raise --max-records or choose blocks with --blocks")

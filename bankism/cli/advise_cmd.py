@@ -1,6 +1,6 @@
 """`bankism advise`: the cheapest padding or XOR swizzle that removes the conflicts recorded in a trace.
 
-The input is a trace (``bankism.traceio``, format "bankism-trace") or the JSON that
+The input is a trace (``bankism.trace``, format "bankism-trace") or the JSON that
 ``bankism explain --json`` prints. Either gives, per access site, the byte address each
 lane used. The shared arrays those addresses fall in are declared with ``--array`` (an
 ``explain`` result names its arrays itself); each site's addresses are mapped back to
@@ -11,6 +11,7 @@ padding and swizzle, counting all of the array's sites together with the engine.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -211,14 +212,29 @@ def attribute(
     return {name: accesses for name, accesses in by_array.items() if accesses}, left_out
 
 
-def _fix_dict(rank: int, fix: Fix) -> dict[str, Any]:
+def _fix_dict(rank: int, fix: Fix, given: Report) -> dict[str, Any]:
     swizzle = fix.array.swizzle
     return {
         "rank": rank, "kind": fix.kind, "change": fix.change, "code": fix.code,
         "pad": fix.array.pad, "swizzle": [swizzle.bits, swizzle.base, swizzle.shift] if swizzle else None,
         "extra_bytes": fix.extra_bytes, "wavefronts": fix.wavefronts, "ideal": fix.ideal,
-        "excess": fix.excess,
+        "excess": fix.excess, "cycles": _finite(fix.report.cycles),
+        "cycles_removed": _finite(given.cycles - fix.report.cycles),
     }
+
+
+def _finite(value: float) -> float | None:
+    """A cycle count for JSON: None where some instruction has no measured cycle model (NaN)."""
+    return None if math.isnan(value) else value
+
+
+def _cycles_removed(fix: Fix, given: Report) -> str:
+    """What the fix saves of the shared pipe, as a lower bound on time."""
+    if math.isnan(given.cycles - fix.report.cycles):
+        return "  shared-pipe cycles not modelled for these instructions"
+    removed = given.cycles - fix.report.cycles
+    return (f"  removes {removed:,.0f} of the {given.cycles:,.0f} shared-pipe cycles of the accesses "
+            f"as given (a lower bound on the time it saves)")
 
 
 def advise_arrays(
@@ -244,7 +260,7 @@ def _text(results, left_out: list[str], note: str | None) -> str:
                   report.verdict]
         if fixes:
             parts.append("fixes, cheapest first:")
-            parts += [f"{n}. {fix}" for n, fix in enumerate(fixes, 1)]
+            parts += [f"{n}. {fix}\n{_cycles_removed(fix, report)}" for n, fix in enumerate(fixes, 1)]
         else:
             parts.append("no padding or swizzle does better than the layout as given")
         parts.append("")
@@ -260,7 +276,7 @@ def _json(results, left_out: list[str], source: str, arch: str, note: str | None
         "note": note,
         "arrays": [
             {"name": array.name, "declaration": array.declaration, "base": array.base,
-             "given": report.to_dict(), "fixes": [_fix_dict(n, f) for n, f in enumerate(fixes, 1)]}
+             "given": report.to_dict(), "fixes": [_fix_dict(n, f, report) for n, f in enumerate(fixes, 1)]}
             for array, report, fixes in results
         ],
         "left_out": left_out,
@@ -280,9 +296,9 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     except RecursionError:
         raise BankismError(f"{path}: JSON nested too deeply to be a bankism document") from None
     if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
-        from bankism import trace as traceio
+        from bankism.trace import load
 
-        loaded = traceio.load(path)
+        loaded = load(path)
         return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
     if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
                                   or isinstance(doc.get("sites"), list)):

@@ -27,7 +27,8 @@ from bankism.analyze import (
 )
 from bankism.cli.pipe import StdoutClosed
 from bankism.engine.bankmap import BankMap, lanes_text
-from bankism.trace.views import Site
+from bankism.timing.text import fix_line
+from bankism.trace.views import TraceSite
 
 #: Width of tables when stdout is not a terminal (a pipe or a CI log), so columns are not squeezed.
 PIPE_WIDTH = 160
@@ -66,7 +67,7 @@ def stdout_console(width: int | None = None) -> Console:
 # ---------------------------------------------------------------------------------------------
 
 
-def _op_text(site: Site) -> str:
+def _op_text(site: TraceSite) -> str:
     if site.matrices:
         return f"{site.op}.x{site.matrices}" + (".trans" if site.trans else "")
     if site.op == "atomic":
@@ -100,12 +101,12 @@ NARROW_SOURCE = 18
 NARROW_SASS = 14
 
 
-def _place(site: Site) -> str:
+def _place(site: TraceSite) -> str:
     """file:line of a site, the file's name only."""
     return _source_text(site.file, site.line)
 
 
-def _short_source(site: Site) -> str:
+def _short_source(site: TraceSite) -> str:
     """file:line with the file name cut from the left to fit the narrow table."""
     text = _place(site)
     return text if len(text) <= NARROW_SOURCE else "…" + text[-(NARROW_SOURCE - 1):]
@@ -162,7 +163,7 @@ def site_table(report: LaunchReport, wide: bool = True) -> Table:
     return table
 
 
-def _short_sass(site: Site) -> str:
+def _short_sass(site: TraceSite) -> str:
     """The SASS opcode, cut to NARROW_SASS characters (the op column of --wide spells it out)."""
     text = site.sass or _op_text(site)
     return text if len(text) <= NARROW_SASS else text[: NARROW_SASS - 1] + "…"
@@ -357,6 +358,7 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
                 for note in comparison_notes(launch):
                     console.print(note, markup=False, soft_wrap=unwrapped)
         console.print(_agreement(launch), soft_wrap=unwrapped)
+        console.print(fix_line(*launch.fix()), markup=False, soft_wrap=unwrapped, highlight=False)
         unrecorded = _unrecorded(launch)
         if unrecorded:
             console.print(unrecorded, soft_wrap=unwrapped)

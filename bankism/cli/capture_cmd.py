@@ -54,11 +54,11 @@ def _launch_summary(launch: dict[str, Any]) -> str:
 
 
 def _save_with_counters(doc: dict[str, Any], path: Path, ncu_version: str | None) -> None:
-    from bankism import trace as traceio
+    from bankism.trace import save
 
     if ncu_version:
         doc["environment"]["ncu"] = ncu_version
-    traceio.save(doc, path)
+    save(doc, path)
 
 
 #: bankism runs ncu with its default clock control, which locks the clocks at the base clock: the time
@@ -257,8 +257,8 @@ def register(app: typer.Typer) -> None:
         details_out: DetailsOut = None,
     ) -> None:
         """Measure shared-memory instructions, wavefronts and bank conflicts of kernel launches with ncu."""
-        from bankism import trace as traceio
         from bankism.capture import ncu, toolkit
+        from bankism.trace import load
 
         command = list(program or [])
         for path, option in ((csv_out, "--csv"), (details_out, "--details-csv")):
@@ -266,7 +266,7 @@ def register(app: typer.Typer) -> None:
                 check_output(path, option, [output, *command[:1]])
         selection = ncu.check_selection(kernel, launch, launch_count)
         if output is not None and output.exists():
-            traceio.load(output)  # a bad trace is refused before the (long) profile
+            load(output)  # a bad trace is refused before the (long) profile
         profiled = ncu.run_profile(
             command, metric or (), keep_csv=csv_out, keep_details=details_out, selection=selection
         )
@@ -275,7 +275,7 @@ def register(app: typer.Typer) -> None:
             raise BankismError(f"ncu profiled no launch of a kernel matching --kernel {kernel!r}")
         version = toolkit.ncu_version()
         if output is not None and output.exists():
-            doc = traceio.load(output)
+            doc = load(output)
             missing = ncu.fill_counters(doc, selected, str(output), by_index=selection.everything,
                                         clock_control=PROFILE_CLOCK_CONTROL)
             _save_with_counters(doc, output, version)
@@ -338,20 +338,20 @@ def register(app: typer.Typer) -> None:
         kernel: KernelRegex = None,
     ) -> None:
         """Read Nsight Compute's shared-memory counters from a CSV export into a trace."""
-        from bankism import trace as traceio
         from bankism.capture import ncu
+        from bankism.trace import load, save
 
         target, label = _import_target(report, into, output)
         profiled = ncu.select_kernels(ncu.read_csv(report), kernel)
         if not profiled:
             raise BankismError(f"{report}: no launch of a kernel matching --kernel {kernel!r}")
         if into is not None:
-            doc = traceio.load(into)
+            doc = load(into)
             missing = ncu.fill_counters(doc, profiled, str(report))
             if missing:
                 print(f"note: no CSV launch matched trace launch(es) {missing}; their counters stay null")
         else:
             doc = _counters_only_doc(profiled, None, str(report), _csv_environment(profiled, str(report)))
-        traceio.save(doc, target)
+        save(doc, target)
         print(f"wrote {target}:")
         _print_counters(doc)

@@ -42,7 +42,9 @@ def _pairs(items: list[str], option: str) -> list[tuple[str, str]]:
     pairs = []
     for item in items:
         name, sep, value = item.partition("=")
-        if not _MACRO_NAME.match(name.strip()) or (option != "-D" and not name.strip().isidentifier()):
+        field = option == "-D" and _FIELD_NAME.match(name.strip())  # a struct parameter's field
+        plain = option == "-D" or name.strip().isidentifier()
+        if not (_MACRO_NAME.match(name.strip()) or field) or not plain:
             raise BankismError(f"{option} {item!r}: expected NAME=VALUE")
         value = value if sep else "1"
         if _INTEGER_LITERAL.match(value) and abs(_literal_value(value)) >= 2**64:
@@ -116,6 +118,8 @@ def _waiting_notice(path: str, enabled: bool, delay: float = WAIT_NOTICE_SECONDS
         thread.join()
 
 
+#: PARAM.FIELD[.FIELD...]: a scalar field of a struct kernel parameter (-D A.width=64).
+_FIELD_NAME = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 #: NAME, or NAME(a,b) for a function-like macro (-D 'CEIL_DIV(a,b)=(((a)+(b)-1)/(b))').
 _MACRO_NAME = re.compile(r"^[A-Za-z_]\w*(\(\s*([A-Za-z_]\w*\s*(,\s*[A-Za-z_]\w*\s*)*)?\))?$")
 

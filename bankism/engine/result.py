@@ -57,6 +57,15 @@ class SimulationResult:
     def total_cycles(self) -> float:
         return float(self.cycles.sum())
 
+    @property
+    def ideal_cycles(self) -> np.ndarray:
+        """Shared-pipe cycles of each warp-instruction at its ideal wavefronts (NaN: not measured)."""
+        return self.rule.cycles_of(self.ideal)
+
+    @property
+    def total_ideal_cycles(self) -> float:
+        return float(self.ideal_cycles.sum())
+
     def _mask(self, i: int) -> int:
         return int(self.masks[0] if self.masks.shape[0] == 1 else self.masks[i])
 

@@ -10,13 +10,14 @@ from bankism.arch import MAX_THREADS_PER_BLOCK, get_arch
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
-from bankism.explain.frontend.parse import Launch, Program, parse, parse_number
+from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
+from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.values import Scalar
 
@@ -36,7 +37,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
 
         names = list(dict.fromkeys(k.name for k in program.kernels))
         chosen = open_launch(options.trace, names, options.kernel, options.trace_launch)
-        name = options.kernel or kernel_base_name(chosen.launch["kernel"])
+        name = options.kernel or kernel_base_name(chosen.launch.kernel)
         kernel = _choose_kernel(program, name, filename)
         options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
@@ -44,7 +45,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
     if chosen is not None and not shape_given:
-        origin = f"launch {chosen.launch['index']} of the trace"
+        origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
     blocks = _blocks(options, grid)
     template_values = _template_values(kernel, launch, scope, options.defines, filename)
@@ -52,11 +53,17 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     recorder = Recorder()
     captured: list[Snapshot] = []
     machines = []
+    instances, ran = None, None
+    if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
+        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
+        scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
+        scout.run()
+        instances, ran = scout.discovered, scout.owner_calls
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
-                          lambda m: captured.append(_capture(m, options.arch)))
+                          lambda m: captured.append(_capture(m, options.arch)), instances, ran)
         machine.run()
         machines.append(machine)
         if request is not None and not machine.snapshot_taken:
@@ -72,7 +79,8 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         filename, source.splitlines(), kernel.name, grid, block, blocks, dynamic, origin, options.arch,
         first.shared_arrays, first.matrices, sites, captured[0] if captured else None,
         template, {p.name: param_values.get(p.name) for p in kernel.params
-                   if p.type.pointers == 0 and not p.type.dims},
+                   if p.type.pointers == 0 and not p.type.dims} | {
+                       name: value for name, value in param_values.items() if "." in name},
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
@@ -80,7 +88,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     return analysis
 
 
-def _assumptions(kernel: S.Function, launch: Launch | None, defines: dict[str, str],
+def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[str, str],
                  template: dict[str, int | str], launches: int) -> list[str]:
     """What explain took without being told: template arguments from the file's launch (the
     first, when there are several) or from the parameter's default."""
@@ -130,7 +138,8 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     reserved.update(_signature_names(program.pre.text))
-    macros = {name: value for name, value in defines.items() if name not in reserved}
+    macros = {name: value for name, value in defines.items()
+              if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
     return parse(preprocess(source, filename, macros, *paths))
 
 
@@ -192,7 +201,7 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
 
 
 def _launch_shape(
-    options: ExplainOptions, launch: Launch | None, scope: HostScope, filename: str, kernel: str
+    options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope, filename: str, kernel: str
 ) -> tuple[Dim3, Dim3, str]:
     grid, block = options.grid, options.block
     origin = "options"
@@ -222,7 +231,7 @@ def _launch_shape(
     return grid, block, origin
 
 
-def _dynamic_shared(options: ExplainOptions, launch: Launch | None, scope: HostScope) -> int:
+def _dynamic_shared(options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope) -> int:
     value = 0
     if options.dynamic_shared is not None:
         value = options.dynamic_shared
@@ -250,7 +259,7 @@ def _blocks(options: ExplainOptions, grid: Dim3) -> list[Dim3]:
 
 
 def _template_values(
-    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, object]:
     values: dict[str, object] = {}
     for position, param in enumerate(kernel.template_params):
@@ -281,7 +290,7 @@ def _template_values(
     return values
 
 
-def _deduced_type(kernel: S.Function, name: str, launch: Launch, scope: HostScope) -> C.CType | None:
+def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: HostScope) -> C.CType | None:
     """A type template parameter deduced from the launch's arguments, as the compiler does:
     the declared type of a host variable passed for a parameter of type ``T*`` or ``T``."""
     for position, param in enumerate(kernel.params):
@@ -321,9 +330,16 @@ def _defined(name: str, text: str, is_type: bool) -> object:
 
 
 def _param_values(
-    kernel: S.Function, launch: Launch | None, scope: HostScope, defines: dict[str, str], filename: str
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, int | float | None]:
     values: dict[str, int | float | None] = {}
+    names = {p.name for p in kernel.params}
+    for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
+        if "." in name and name.split(".")[0] in names:
+            try:
+                values[name] = parse_number(text.strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {name}={text}: not a number") from None
     for position, param in enumerate(kernel.params):
         if param.name in defines:
             try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import itertools
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -14,6 +14,7 @@ from bankism.arch import (
     DEFAULT_ARCH,
 )
 from bankism.engine import SimulationResult, simulate
+from bankism.engine.pipe import PipeCycles
 from bankism.errors import BankismError
 from bankism.review.access import Access
 from bankism.review.bank_grid import bank_grid_html, lane_ranges
@@ -134,6 +135,7 @@ class Streamed:
     ideal: int = 0
     conflicts: int = 0
     cycles: float = 0.0
+    ideal_cycles: float = 0.0
     costs: Counter = field(default_factory=Counter)
     kept: dict[int, SimulationResult] = field(default_factory=dict)
     worst: tuple[tuple[int, int], int] | None = None  # ((conflicts, wavefronts), index)
@@ -149,6 +151,7 @@ class Streamed:
         self.ideal += result.total_ideal
         self.conflicts += result.total_conflicts
         self.cycles += result.total_cycles
+        self.ideal_cycles += result.total_ideal_cycles
         triples, counts = np.unique(np.stack([result.wavefronts, result.ideal, result.conflicts], axis=1),
                                     axis=0, return_counts=True)
         for (w, i, c), count in zip(triples.tolist(), counts.tolist(), strict=True):
@@ -220,6 +223,11 @@ class Site:
         return self.streamed.cycles if self.streamed else self.result.total_cycles
 
     @property
+    def ideal_cycles(self) -> float:
+        """Shared-pipe cycles had every warp-instruction cost its ideal wavefronts."""
+        return self.streamed.ideal_cycles if self.streamed else self.result.total_ideal_cycles
+
+    @property
     def conflict_free(self) -> bool:
         return self.conflicts == 0
 
@@ -289,6 +297,8 @@ class Report:
 
     sites: list[Site]
     arch: str = DEFAULT_ARCH
+    #: thread blocks of the launch (``check(..., grid=)``), for the launch's shared-pipe cycles
+    blocks: int | None = None
 
     @property
     def instructions(self) -> int:
@@ -309,6 +319,15 @@ class Report:
     @property
     def cycles(self) -> float:
         return sum(s.cycles for s in self.sites)
+
+    @property
+    def ideal_cycles(self) -> float:
+        return sum(s.ideal_cycles for s in self.sites)
+
+    @property
+    def shared_pipe(self) -> PipeCycles:
+        """Shared-pipe cycles of the block checked and of the launch (``blocks``), as given and ideal."""
+        return PipeCycles(self.cycles, self.ideal_cycles, self.blocks, self.arch)
 
     @property
     def conflict_free(self) -> bool:
@@ -359,6 +378,7 @@ class Report:
             "arch": self.arch, "instructions": self.instructions, "wavefronts": self.wavefronts,
             "ideal": self.ideal, "conflicts": self.conflicts, "cycles": self.cycles,
             "conflict_free": self.conflict_free, "verdict": self.verdict, "sites": self.rows(),
+            "shared_pipe": self.shared_pipe.to_json(),
         }
 
     def table(self) -> str:
@@ -382,7 +402,7 @@ class Report:
         return "\n".join(lines)
 
     def __str__(self) -> str:
-        parts = [self.table(), "", self.verdict]
+        parts = [self.table(), "", self.verdict, self.shared_pipe.describe()]
         worst = self.worst
         if worst is not None and worst[1].conflicts:
             site, instruction = worst
@@ -434,14 +454,26 @@ def check(
     block: object = None,
     loops: Mapping[str, Iterable] | None = None,
     arch: str = DEFAULT_ARCH,
+    grid: int | Sequence[int] | None = None,
 ) -> Report:
     """Count every warp-instruction of the accesses (all warps of ``block``, all loop values) with the engine.
 
     Each access runs once per combination of the loop variables its functions take, in
     one ``bankism.simulate`` call. ``block`` may be omitted when every access was recorded
-    (``Access.from_addresses``).
+    (``Access.from_addresses``). ``grid`` (blocks, or their x, y, z extents): the launch, for its
+    shared-pipe cycles (``Report.shared_pipe``), every block costing what ``block`` does.
     """
-    return Report([check_site(access, block, loops, arch) for access in as_list(accesses)], arch)
+    sites = [check_site(access, block, loops, arch) for access in as_list(accesses)]
+    return Report(sites, arch, None if grid is None else grid_blocks(grid))
+
+
+def grid_blocks(grid: int | Sequence[int]) -> int:
+    """The number of blocks of a launch given as a count or as (x[, y[, z]]) extents."""
+    extents = [grid] if isinstance(grid, int | np.integer) else list(grid)
+    if not 1 <= len(extents) <= 3 or not all(
+            isinstance(e, int | np.integer) and not isinstance(e, bool) and e >= 1 for e in extents):
+        raise BankismError(f"grid: expected a positive block count or 1 to 3 positive extents; got {grid!r}")
+    return int(np.prod(extents, dtype=object))
 
 
 def check_site(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -26,6 +27,7 @@ from bankism.trace.validate import (
     checked_inline_records,
     validate_document,
 )
+from bankism.trace.views import Launch
 
 
 def _parse_json(path: Path, progress: Callable[[str], None] | None = None) -> Any:
@@ -281,32 +283,41 @@ def _npz_members(npz: Path, index: int, label: str) -> tuple[zipfile.ZipFile, di
 
 @dataclass
 class Trace:
-    """An opened trace: the document (inline records as checked arrays) and streamed access to records."""
+    """An opened trace: the document (inline records as checked arrays) and streamed access to records.
+
+    ``launches`` and ``launch(i)`` give typed ``Launch`` views, made once; the methods that read records
+    take a ``Launch`` (or, for older scripts, the launch's JSON object).
+    """
 
     path: Path
     doc: dict[str, Any]
+    _views: list[Launch] | None = dataclasses.field(default=None, init=False, repr=False)
 
     @property
     def arch(self) -> str:
         return self.doc["environment"]["arch"]
 
     @property
-    def launches(self) -> list[dict[str, Any]]:
-        return self.doc["launches"]
+    def launches(self) -> list[Launch]:
+        """Every launch of the trace, in file order."""
+        if self._views is None:
+            self._views = [Launch.of(launch) for launch in self.doc["launches"]]
+        return self._views
 
-    def launch(self, index: int) -> dict[str, Any]:
+    def launch(self, index: int) -> Launch:
         """The launch whose ``index`` field is ``index``."""
         for launch in self.launches:
-            if launch["index"] == index:
+            if launch.index == index:
                 return launch
-        known = ", ".join(str(launch["index"]) for launch in self.launches) or "none"
+        known = ", ".join(str(launch.index) for launch in self.launches) or "none"
         raise BankismError(f"{self.path}: no launch {index} (the trace holds launches {known})")
 
-    def label(self, launch: dict[str, Any]) -> str:
+    def label(self, launch: Launch | dict[str, Any]) -> str:
         return f"{self.path}: launch {launch['index']}"
 
-    def record_count(self, launch: dict[str, Any]) -> int:
+    def record_count(self, launch: Launch | dict[str, Any]) -> int:
         """Number of records of a launch, without reading them."""
+        launch = _raw(launch)
         if "records" in launch:
             return int(launch["records"]["warp"].shape[0])
         archive, streams = _npz_members(_npz_path(self.path, launch), launch["index"], self.label(launch))
@@ -318,13 +329,14 @@ class Trace:
             archive.close()
 
     def chunks(
-        self, launch: dict[str, Any], chunk: int = DEFAULT_CHUNK, check_addresses: bool = True
+        self, launch: Launch | dict[str, Any], chunk: int = DEFAULT_CHUNK, check_addresses: bool = True
     ) -> Iterator[RecordChunk]:
         """The launch's records, ``chunk`` at a time, each chunk checked before it is yielded.
 
         ``check_addresses=False`` leaves the lanes' addresses unchecked, for a caller that checks
         them itself in the same pass that uses them (``analyze``, through the engine).
         """
+        launch = _raw(launch)
         if chunk < 1:
             raise BankismError(f"chunk must be at least 1 record; got {chunk}")
         if "records" in launch:
@@ -373,6 +385,11 @@ class Trace:
                 archive.close()
 
 
+def _raw(launch: Launch | dict[str, Any]) -> dict[str, Any]:
+    """The launch's JSON object, which the record readers and checks read."""
+    return launch.json if isinstance(launch, Launch) else launch  # type: ignore[return-value]
+
+
 def _npz_record_total(streams: dict[str, _NpyStream], npz: Path, label: str) -> int:
     n = streams["warp"].shape[0] if len(streams["warp"].shape) == 1 else -1
     for field in RECORD_FIELDS:
@@ -413,7 +430,7 @@ def iter_records(
 def load(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The whole trace in memory: every launch gets ``records`` as arrays (read from the npz if needed)."""
     trace = open_trace(path)
-    for launch in trace.launches:
+    for launch in trace.doc["launches"]:
         if "records" not in launch:
             parts = [c.as_dict() for c in trace.chunks(launch)]
             launch["records"] = {

@@ -1,7 +1,7 @@
 """Typed, read-only views of a trace's launches and sites: the fields by name instead of dict lookups.
 
 The JSON document stays the source of truth (``load``/``save`` read and write it); ``Launch.of`` and
-``Site.of`` wrap one of its launch or site objects once the document has been validated, so every
+``TraceSite.of`` wrap one of its launch or site objects once the document has been validated, so every
 field the format defines is an attribute with its type. ``json`` keeps the wrapped object for output
 and for fields a newer format adds.
 """
@@ -17,7 +17,7 @@ from bankism.isa import atomic_op_of_sass
 
 
 @dataclass(frozen=True)
-class Site:
+class TraceSite:
     """One instruction site of a launch: the SASS instruction (or source access) and its shape."""
 
     id: int
@@ -36,7 +36,7 @@ class Site:
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def of(cls, site: Mapping[str, Any]) -> Site:
+    def of(cls, site: Mapping[str, Any]) -> TraceSite:
         """The view of a validated site object."""
         return cls(
             id=int(site["id"]), op=str(site["op"]), width=int(site["width"]),
@@ -69,7 +69,7 @@ class Launch:
     shared_dynamic: int
     blocks_total: int
     blocks_recorded: str | tuple[tuple[int, int, int], ...]
-    sites: tuple[Site, ...]
+    sites: tuple[TraceSite, ...]
     mangled: str | None = None
     counters: Mapping[str, Mapping[str, int]] | None = None
     #: Async-copy and wgmma events the tracer saw (cp.async.bulk, wgmma), per docs/trace-format.md.
@@ -89,7 +89,7 @@ class Launch:
             shared_dynamic=int(launch["shared_bytes"]["dynamic"]),
             blocks_total=int(launch["blocks_total"]),
             blocks_recorded=recorded if isinstance(recorded, str) else tuple(tuple(b) for b in recorded),
-            sites=tuple(Site.of(s) for s in launch["sites"]), mangled=launch.get("mangled"),
+            sites=tuple(TraceSite.of(s) for s in launch["sites"]), mangled=launch.get("mangled"),
             counters=launch.get("counters"), async_events=launch.get("async"),
             unrecorded_shared=None if launch.get("unrecorded_shared") is None
             else tuple(launch["unrecorded_shared"]),
@@ -105,9 +105,26 @@ class Launch:
         """Static plus dynamic shared memory of one block."""
         return self.shared_static + self.shared_dynamic
 
-    def site(self, site_id: int) -> Site:
+    def __getitem__(self, key: str) -> Any:
+        """Deprecated: the launch's JSON field ``key`` (``Trace.launch()`` returned the JSON object
+        before it returned this view); use the attributes."""
+        return self.json[key]
+
+    def __contains__(self, key: str) -> bool:
+        """Deprecated, as ``__getitem__``: whether the launch's JSON object has ``key``."""
+        return key in self.json
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Deprecated, as ``__getitem__``."""
+        return self.json.get(key, default)
+
+    def site(self, site_id: int) -> TraceSite:
         """The site with this id (a KeyError names it when absent)."""
         for site in self.sites:
             if site.id == site_id:
                 return site
         raise KeyError(f"launch {self.index} has no site {site_id}")
+
+
+#: ``TraceSite``'s first name, kept for scripts (deprecated: ``bankism.review.Site`` is another thing).
+Site = TraceSite

@@ -270,17 +270,17 @@ NCU_CLASS = {"load": "ld", "ldmatrix": "ld", "store": "st", "stmatrix": "st", "a
 def compare(entry: Entry) -> list[str]:
     """Per launch and ncu class: recorded warp-instructions and the engine's wavefronts and conflicts, scaled
     to the whole launch, next to ncu's instructions, wavefronts and conflicts."""
-    from bankism import trace as traceio
     from bankism.analyze import atomic_op_of
     from bankism.engine import simulate
+    from bankism.trace import blocks_recorded_count, load
 
     path = TRACES / f"{entry.name}.json"
     if not path.exists():
         return [f"{entry.name}: no trace"]
     lines = []
-    for launch in traceio.load(path)["launches"]:
+    for launch in load(path)["launches"]:
         records = launch["records"]
-        scale = launch["blocks_total"] / traceio.blocks_recorded_count(launch)
+        scale = launch["blocks_total"] / blocks_recorded_count(launch)
         totals = {k: [0, 0, 0] for k in ("ld", "st", "atom")}
         for site in launch["sites"]:
             chosen = records["site"] == site["id"]

@@ -10,6 +10,7 @@ import numpy as np
 from bankism.explain.cuda.registry import BUILTINS, Handler, arguments, scalar_arguments
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.values import Mask, Scalar, Value, and_flags, convert
 
 
@@ -17,7 +18,7 @@ def _math(function: Callable[..., np.ndarray], arity: int, result: C.CType | Non
           argument: C.CType | None = None) -> Handler:
     """A math built-in: computed in ``argument`` type (default: the arguments' common type)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = scalar_arguments(arguments(machine, expr, mask, arity), expr)
         t = argument
         if t is None:
@@ -196,7 +197,7 @@ def _mul24(signed: bool) -> Handler:
     """__mul24/__umul24: the low 32 bits of the product of the low 24 bits of each operand
     (sign-extended for __mul24)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         a, b = scalar_arguments(arguments(machine, expr, mask, 2), expr)
         t = C.INT if signed else C.UINT
         x = np.asarray(convert(a, t).data).astype(np.int64) & 0xFFFFFF
@@ -217,7 +218,7 @@ BUILTINS["__umul24"] = _mul24(False)
 
 
 def _bit_cast(source: C.CType, target: C.CType) -> Handler:
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = scalar_arguments(arguments(machine, expr, mask, 1), expr)
         data = np.asarray(convert(value, source).data).astype(source.dtype).view(target.dtype)
         return Scalar(target, data if data.ndim else data[()], value.known, None, value.taint)

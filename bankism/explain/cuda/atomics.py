@@ -10,6 +10,7 @@ from bankism.arch import LANES, get_arch
 from bankism.explain.cuda.registry import BUILTINS, arguments
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import MemLV
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
 from bankism.explain.simt.values import (
     Failure,
@@ -31,7 +32,7 @@ _ATOMIC_UFUNCS = {
 _ATOMIC_OTHERS = ("atomicExch", "atomicCAS", "atomicInc", "atomicDec")
 
 
-def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """An atomic read-modify-write: on shared memory it is recorded as an "atomic" access and
     the memory gets the value serial execution gives (unknown where the order matters)."""
     values = arguments(machine, expr, mask, (2, 3))
@@ -49,14 +50,14 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     target = MemLV(pointer.region, pointer.offset, t, expr)
     operand_is_one = len(expr.args) > 1 and isinstance(expr.args[1], S.Literal) and expr.args[1].value == 1
     kind = "f" if t.kind == "float" else ("s" if t.signed else "u")
-    used = getattr(machine, "discarded", None) is not expr
+    used = machine.discarded is not expr
     form = atomic_form(base, kind, t.size, result_used=used, operand_is_one=operand_is_one)
     if form.refusal or form.atomic_op is None:
         raise Failure(expr, f"unsupported construct: {form.refusal or expr.function + '() on ' + str(t)}")
     if form.loop == "cas_spin":
         addresses = _cas_spin_loop(machine, target, mask)
     else:
-        addresses = machine._shared_addresses(target, mask, "atomic", form.atomic_op)
+        addresses = machine.record_shared_access(target, mask, "atomic", form.atomic_op)
         _label(machine, expr, "atomic", form.sass)
     running = addresses[mask.arr]
     operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
@@ -87,7 +88,7 @@ def _atomic(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
 
 
-def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
+def _label(machine: SimtMachine, expr: S.Node, op: str, sass: str) -> None:
     """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
     calls = tuple(id(call) for _, call in machine.call_stack)
     site = machine.recorder.sites.get((id(expr), op, calls))
@@ -95,7 +96,7 @@ def _label(machine, expr: S.Node, op: str, sass: str) -> None:  # noqa: ANN001
         site.sass = sass
 
 
-def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
+def _cas_spin_loop(machine: SimtMachine, target: MemLV, mask: Mask) -> np.ndarray:
     """Record the LDS + ATOMS.CAST.SPIN iterations of a 4-byte CAS retry loop (float atomicAdd on sm_90).
 
     Measured on the H100 (traces/probes/sm_90_atomics.json, 139 probes of f32 and f16x2 adds, loop counts
@@ -108,9 +109,9 @@ def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
     first = None
     while remaining.any():
         current = Mask.of(remaining.copy())
-        addresses = machine._shared_addresses(target, current, "load")
+        addresses = machine.record_shared_access(target, current, "load")
         _label(machine, node, "load", "LDS (of the CAS retry loop)")
-        machine._shared_addresses(target, current, "atomic", "cas_spin")
+        machine.record_shared_access(target, current, "atomic", "cas_spin")
         _label(machine, node, "atomic", "ATOMS.CAST.SPIN (retry loop)")
         first = addresses if first is None else first
         threads = remaining.size
@@ -119,7 +120,7 @@ def _cas_spin_loop(machine, target, mask: Mask) -> np.ndarray:  # noqa: ANN001
             banks = arch.bank_of(addresses[lanes])
             _, winners = np.unique(banks, return_index=True)  # the lowest lane of each bank (arch.bank_of)
             remaining[lanes[winners]] = False
-    return first if first is not None else machine._shared_addresses(target, mask, "atomic", "cas_spin")
+    return first if first is not None else machine.record_shared_access(target, mask, "atomic", "cas_spin")
 
 
 def _base_function(name: str) -> str:

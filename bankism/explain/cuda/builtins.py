@@ -19,6 +19,7 @@ from bankism.explain.cuda.registry import (  # noqa: F401 (call_builtin re-expor
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import MemLV
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -42,13 +43,13 @@ _NO_OPS = (
 )
 
 
-def _no_op(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _no_op(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if expr.function == "__syncthreads":
         block_barrier(machine, expr, mask, "__syncthreads()")
     return constant(C.INT, 0)
 
 
-def block_barrier(machine, expr: S.Node, mask: Mask, what: str) -> None:  # noqa: ANN001
+def block_barrier(machine: SimtMachine, expr: S.Node, mask: Mask, what: str) -> None:
     """A barrier of the whole block: every thread that has not returned must reach it
     (threads that returned early do not count against it)."""
     if mask.full:
@@ -62,7 +63,7 @@ for _name in _NO_OPS:
     BUILTINS[_name] = _no_op
 
 
-def _trap(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _trap(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     raise Failure(expr, "the kernel calls __trap()")
 
 
@@ -75,7 +76,7 @@ BUILTINS["__trap"] = _trap
 def _make(type_name: str) -> Handler:
     t = C.VECTORS[type_name]
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = scalar_arguments(arguments(machine, expr, mask, t.count), expr)
         return Vector(t, [convert(v, t.elem) for v in values])
 
@@ -89,7 +90,7 @@ BUILTINS["__halves2half2"] = _make("half2")
 BUILTINS["make_half2"] = _make("half2")
 
 
-def _floats2half2(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _floats2half2(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     values = scalar_arguments(arguments(machine, expr, mask, 2), expr)
     return Vector(C.VECTORS["half2"], [convert(v, C.HALF) for v in values])
 
@@ -100,7 +101,7 @@ BUILTINS["__floats2half2_rn"] = _floats2half2
 def _pair_converter(source: str, target: str, element: C.CType):  # noqa: ANN202
     """A builtin converting a two-component vector ``source`` into ``target`` (float2 <-> half2)."""
 
-    def convert_pair(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def convert_pair(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = arguments(machine, expr, mask, 1)
         if not isinstance(value, Vector) or value.type.count != 2:
             raise Failure(expr, f"{expr.function}() needs a {source}")
@@ -116,7 +117,7 @@ BUILTINS["__half22float2"] = _pair_converter("half2", "float2", C.FLOAT)
 # --- memory ------------------------------------------------------------------------------
 
 
-def _ldg(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _ldg(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     (pointer,) = arguments(machine, expr, mask, 1)
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer")
@@ -127,7 +128,7 @@ for _name in ("__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"):
     BUILTINS[_name] = _ldg
 
 
-def _st_hint(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _st_hint(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """__stcs/__stcg/__stwb/__stwt(p, v): a store with a cache hint, as ``*p = v``."""
     pointer, value = arguments(machine, expr, mask, 2)
     if not isinstance(pointer, Pointer):
@@ -141,7 +142,7 @@ for _name in ("__stcs", "__stcg", "__stwb", "__stwt"):
     BUILTINS[_name] = _st_hint
 
 
-def _memcpy(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _memcpy(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """memcpy(&dst, &src, n) between whole objects (a local array or variable, or a member):
     an object of the same type is copied; bytes nobody knows (a global load reinterpreted,
     as in ``Packed128(int4 bits)``) make every element of the destination unknown; copying
@@ -182,7 +183,7 @@ BUILTINS["memcpy"] = _memcpy
 # --- warp-level --------------------------------------------------------------------------
 
 
-def _lane_ids(machine) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+def _lane_ids(machine: SimtMachine) -> tuple[np.ndarray, np.ndarray]:
     tid = machine.lanes
     return tid % LANES, tid - tid % LANES
 
@@ -194,7 +195,7 @@ def _shuffle(kind: str, legacy: bool = False) -> Handler:
     pre-CUDA-9 form without a member mask (``__shfl_xor(v, 16)``), over the running lanes."""
     first = 0 if legacy else 1
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = arguments(machine, expr, mask, (first + 2, first + 3))
         value, selector = values[first], values[first + 1]
         width = LANES
@@ -224,7 +225,7 @@ def _vote(kind: str, legacy: bool = False) -> Handler:
     """__ballot_sync/__any_sync/__all_sync over the running lanes of each warp; ``legacy``: the
     pre-CUDA-9 __ballot/__any/__all (no member mask)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = arguments(machine, expr, mask, 1 if legacy else 2)
         predicate = machine.truth_of(values[-1], expr, mask)
         bits = per_thread(np.asarray(predicate, bool), machine.threads) & mask.arr
@@ -248,7 +249,7 @@ for _kind in ("ballot", "any", "all"):
     BUILTINS[f"__{_kind}"] = _vote(_kind, legacy=True)
 
 
-def _activemask(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _activemask(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     lane, _ = _lane_ids(machine)
     warps = machine.lanes // LANES
     active = np.zeros(warps.max() + 1, np.int64)
@@ -259,11 +260,11 @@ def _activemask(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
 BUILTINS["__activemask"] = _activemask
 
 
-def _unsupported(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _unsupported(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     raise Failure(expr, f"unsupported construct: {expr.function}()")
 
 
-def _cvta_to_shared(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _cvta_to_shared(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """__cvta_generic_to_shared(p): the shared-window address of p (a size_t)."""
     (pointer,) = arguments(machine, expr, mask, 1)
     return shared_address(pointer, C.ULONG, expr)
@@ -280,7 +281,7 @@ def _clock(t: C.CType) -> Handler:
     """clock()/clock64()/globaltimer reads: a cycle count nobody can know ahead, an unknown
     value (it matters only if a shared address, branch or trip count needs it)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         arguments(machine, expr, mask, 0)
         return unknown(t, f"the value of {expr.function}() (a clock reading)")
 
@@ -291,7 +292,7 @@ BUILTINS["clock"] = _clock(C.LONG)
 BUILTINS["clock64"] = _clock(C.LLONG)
 
 
-def _texture(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _texture(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """A texture read (tex1Dfetch, tex2D, ...): its value is not known, as a global load's."""
     for arg in expr.args[1:]:
         machine.eval(arg, mask)

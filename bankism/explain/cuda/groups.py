@@ -15,6 +15,7 @@ from bankism.arch import LANES
 from bankism.explain.cuda.builtins import BUILTINS, Handler, block_barrier, shuffle_source
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.values import (
     Failure,
     Functor,
@@ -31,28 +32,28 @@ from bankism.explain.simt.values import (
 )
 
 
-def _block(machine) -> Group:  # noqa: ANN001
+def _block(machine: SimtMachine) -> Group:
     return Group(C.GROUP, "block", machine.threads)
 
 
-def _this_thread_block(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _this_thread_block(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return _block(machine)
 
 
-def _this_grid(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _this_grid(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     grid = machine.context.grid
     return Group(C.GROUP, "grid", grid[0] * grid[1] * grid[2] * machine.threads)
 
 
-def _this_cluster(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _this_cluster(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return Group(C.GROUP, "cluster", machine.threads)
 
 
-def _coalesced_threads(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _coalesced_threads(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return Group(C.GROUP, "coalesced", LANES, mask.arr.copy(), LANES)
 
 
-def _tiled_partition(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _tiled_partition(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if expr.template_args:
         if len(expr.args) != 1:
             raise Failure(expr, "tiled_partition<N>() takes one group")
@@ -74,7 +75,7 @@ def _tiled_partition(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN00
     return Group(C.GROUP, "tile", size, None, parent.size)
 
 
-def _sync(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _sync(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if len(expr.args) != 1:
         raise Failure(expr, "sync() takes one group")
     group = machine.eval(expr.args[0], mask)
@@ -83,7 +84,7 @@ def _sync(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return _group_sync(machine, group, expr, mask)
 
 
-def _group_sync(machine, group: Group, expr: S.Node, mask: Mask) -> Value:  # noqa: ANN001
+def _group_sync(machine: SimtMachine, group: Group, expr: S.Node, mask: Mask) -> Value:
     if group.kind == "grid":
         raise Failure(expr, "unsupported construct: grid-wide synchronization (grid sync): bankism runs one "
                             "thread block at a time")
@@ -99,7 +100,7 @@ def _group_sync(machine, group: Group, expr: S.Node, mask: Mask) -> Value:  # no
 
 
 def _functor(op: str) -> Handler:
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         return Functor(C.FUNCTOR, op)
 
     return handler
@@ -115,7 +116,7 @@ _COMBINE = {
 }
 
 
-def _reduce(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _reduce(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """cg::reduce(tile, value, op): every thread of a tile gets op over the tile's values."""
     if len(expr.args) != 3:
         raise Failure(expr, "reduce() takes a group, a value and an operation")
@@ -131,7 +132,7 @@ def _reduce(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return _combine(machine, group, value, _COMBINE[op.op], mask)
 
 
-def _combine(machine, group: Group, value: Scalar, ufunc: np.ufunc, mask: Mask) -> Scalar:  # noqa: ANN001
+def _combine(machine: SimtMachine, group: Group, value: Scalar, ufunc: np.ufunc, mask: Mask) -> Scalar:
     n = machine.threads
     members = mask.arr if group.members is None else group.members & mask.arr
     segment = machine.lanes // group.size
@@ -153,7 +154,7 @@ def _combine(machine, group: Group, value: Scalar, ufunc: np.ufunc, mask: Mask) 
     return Scalar(value.type, result[segment], known_out, None, value.taint)
 
 
-def _rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
+def _rank(machine: SimtMachine, group: Group) -> np.ndarray:
     tid = machine.lanes
     if group.kind == "block":
         return tid
@@ -173,13 +174,13 @@ def _rank(machine, group: Group) -> np.ndarray:  # noqa: ANN001
     return tid % group.size
 
 
-def _coalesced_size(machine, group: Group) -> np.ndarray:  # noqa: ANN001
+def _coalesced_size(machine: SimtMachine, group: Group) -> np.ndarray:
     warp = machine.lanes // LANES
     counts = np.bincount(warp, weights=group.members.astype(np.int64)).astype(np.int64)
     return counts[warp]
 
 
-def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:  # noqa: ANN001
+def _shuffle(machine: SimtMachine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:
     if len(expr.args) != 2:
         raise Failure(expr, f"{expr.method}() takes a value and a lane")
     if group.kind not in ("tile", "coalesced") or group.size > LANES:
@@ -199,7 +200,7 @@ def _shuffle(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -
     return gather_lanes(value, index)
 
 
-def _vote(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:  # noqa: ANN001
+def _vote(machine: SimtMachine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> Value:
     if len(expr.args) != 1:
         raise Failure(expr, f"{expr.method}() takes one predicate")
     if group.kind not in ("tile", "coalesced") or group.size > LANES:
@@ -222,7 +223,7 @@ def _vote(machine, group: Group, kind: str, expr: S.MethodCall, mask: Mask) -> V
     return Scalar(C.INT, result.astype(np.int32))
 
 
-def group_method(machine, group: Group, expr: S.MethodCall, mask: Mask) -> Value:  # noqa: ANN001
+def group_method(machine: SimtMachine, group: Group, expr: S.MethodCall, mask: Mask) -> Value:
     """``group.method(args)`` for a cooperative group."""
     name = expr.method
     if name == "sync":
@@ -263,7 +264,7 @@ def group_method(machine, group: Group, expr: S.MethodCall, mask: Mask) -> Value
             "group_dim": "blockDim",
         }
         if name in vectors:
-            vector = machine._builtins[vectors[name]]
+            vector = machine.builtin_variables[vectors[name]]
             return Vector(C.VECTORS["dim3"], vector.comps)
     if group.kind == "grid" and name == "is_valid":
         return constant(C.BOOL, 1)

@@ -12,13 +12,14 @@ import numpy as np
 from bankism.explain.cuda.builtins import BUILTINS
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.values import Failure, Mask, Scalar, Value, Vector, and_flags, convert
 
 HALF2 = C.VECTORS["half2"]
 BF162 = C.VECTORS["__nv_bfloat162"]
 
 
-def _values(machine, expr: S.Call, mask: Mask, count: int) -> list[Value]:  # noqa: ANN001
+def _values(machine: SimtMachine, expr: S.Call, mask: Mask, count: int) -> list[Value]:
     if len(expr.args) != count:
         raise Failure(expr, f"{expr.function}() takes {count} argument(s)")
     return [machine.eval(a, mask) for a in expr.args]
@@ -39,7 +40,7 @@ def _pair(value: Value, expr: S.Call) -> Vector:
 def _convert_to(target: C.CType) -> Callable:
     """x -> target (``__float2bfloat16``, ``__bfloat162float``, ``__nv_fp8_e4m3(x)``, ...)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = _values(machine, expr, mask, 1)
         return convert(_scalar(value, expr), target)
 
@@ -49,7 +50,7 @@ def _convert_to(target: C.CType) -> Callable:
 def _pack(target: C.CType, element: C.CType) -> Callable:
     """(a, b) -> target pair (``__floats2bfloat162_rn``, ``__halves2bfloat162``, ...)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = _values(machine, expr, mask, 2)
         return Vector(target, [convert(_scalar(v, expr), element) for v in values])
 
@@ -59,7 +60,7 @@ def _pack(target: C.CType, element: C.CType) -> Callable:
 def _splat(target: C.CType, element: C.CType) -> Callable:
     """x -> (x, x) (``__half2half2``, ``__float2half2_rn``, ``__bfloat162bfloat162``)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = _values(machine, expr, mask, 1)
         scalar = convert(_scalar(value, expr), element)
         return Vector(target, [scalar, scalar])
@@ -70,7 +71,7 @@ def _splat(target: C.CType, element: C.CType) -> Callable:
 def _pair_to(target: C.CType) -> Callable:
     """pair -> pair of another element type (``__bfloat1622float2``, ``__float22bfloat162_rn``)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = _values(machine, expr, mask, 1)
         return Vector(target, [convert(c, target.elem) for c in _pair(value, expr).comps])
 
@@ -80,7 +81,7 @@ def _pair_to(target: C.CType) -> Callable:
 def _half_of(index: int, as_float: bool) -> Callable:
     """pair -> one component (``__low2half``, ``__high2float``, ...)."""
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         (value,) = _values(machine, expr, mask, 1)
         component = _pair(value, expr).comps[index]
         return convert(component, C.FLOAT) if as_float else component
@@ -104,7 +105,7 @@ def _lanewise(function: Callable, arity: int) -> Callable:
             result = np.asarray(function(*data), np.float32)
         return convert(Scalar(C.FLOAT, result if result.ndim else result[()], known, None, taint), t)
 
-    def handler(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         values = _values(machine, expr, mask, arity)
         if all(isinstance(v, Vector) for v in values):
             t = values[0].type

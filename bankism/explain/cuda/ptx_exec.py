@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bankism.arch import LANES
-from bankism.explain.cuda.ptx import Asm, Operand, PtxStatement, PtxSyntaxError, statements
+from bankism.explain.cuda.ptx import Asm, AsmOperand, Operand, PtxStatement, PtxSyntaxError, statements
 from bankism.explain.cuda.ptx_shared import PtxSharedMemory
 from bankism.explain.cuda.ptx_special import is_lane_special, lane_special
 from bankism.explain.cuda.ptx_types import (
@@ -86,7 +86,7 @@ class InlinePtx(PtxSharedMemory):
             self.store_to(target, value, mask, operand)
         return constant(C.INT, 0)
 
-    def _operand_value(self, operand, mask: Mask) -> Value:  # noqa: ANN001
+    def _operand_value(self, operand: AsmOperand, mask: Mask) -> Value:
         value = self.eval(operand.expr, mask)
         if isinstance(value, Pointer):
             if operand.constraint != "l":

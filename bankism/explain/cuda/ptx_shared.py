@@ -20,6 +20,7 @@ from bankism.explain.cuda.ptx_types import (
     state_space,
     two_operands,
 )
+from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import GlobalMatrix, SharedVariable, global_load
@@ -63,10 +64,11 @@ class PtxSharedMemory:
             raise Failure(stmt, f"the address depends on {base.taint}, which bankism does not know")
         addresses = per_thread(np.asarray(base.data).astype(np.int64), self.threads) + operand.offset
         addresses = np.where(flags_per_thread(base.known, self.threads), addresses, 0)
-        region = self._region_of(addresses, checked, width, stmt)
+        region = self.shared_region_of(addresses, checked, width, stmt)
         return addresses, region
 
-    def _region_of(self, addresses: np.ndarray, lanes: np.ndarray, width: int, node) -> SharedVariable:  # noqa: ANN001
+    def shared_region_of(self, addresses: np.ndarray, lanes: np.ndarray, width: int,
+                         node: S.Node) -> SharedVariable:
         """The __shared__ array the first checked lane's address falls in; every checked lane
         must fall inside some array, aligned to ``width`` (up to 16 bytes)."""
         regions = sorted(self.shared_arrays, key=lambda r: r.base)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.explain.cuda.ptx import Operand, PtxStatement
+from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import SharedVariable
@@ -74,7 +75,7 @@ def state_space(parts: list[str]) -> str:
             return base
     return "generic"
 
-def shared_address(pointer: Value, t: CType, node) -> Scalar:  # noqa: ANN001
+def shared_address(pointer: Value, t: CType, node: S.Node) -> Scalar:
     """The shared-window address of a generic pointer to shared memory (cvta.to.shared,
     __cvta_generic_to_shared): the array's place in the window plus the byte offset."""
     if not isinstance(pointer, Pointer):

@@ -6,18 +6,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.values import Failure, Mask, Scalar, Value
 
 Handler = Callable[[object, S.Call, Mask], Value]
 BUILTINS: dict[str, Handler] = {}
 
 
-def call_builtin(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def call_builtin(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     """Evaluate a call of a built-in function."""
     return BUILTINS[expr.function](machine, expr, mask)
 
 
-def arguments(machine, expr: S.Call, mask: Mask, count: int | tuple[int, ...]) -> list[Value]:  # noqa: ANN001
+def arguments(machine: SimtMachine, expr: S.Call, mask: Mask, count: int | tuple[int, ...]) -> list[Value]:
     """The values of a built-in's arguments, or a Failure when their number is not ``count``."""
     counts = (count,) if isinstance(count, int) else count
     if len(expr.args) not in counts:

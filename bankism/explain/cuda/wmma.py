@@ -30,6 +30,7 @@ from bankism.explain.frontend.treesitter import node_text
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Variable, VarLV
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
 from bankism.explain.simt.values import (
     Failure,
@@ -162,7 +163,7 @@ def _accesses(spec: FragmentSpec, layout: str, node: S.Node) -> tuple[list[_Acce
 # --- the built-ins --------------------------------------------------------------------------
 
 
-def _fragment_target(machine, expr: S.Expr, mask: Mask) -> tuple[Variable, FragmentType]:  # noqa: ANN001
+def _fragment_target(machine: SimtMachine, expr: S.Expr, mask: Mask) -> tuple[Variable, FragmentType]:
     target = machine.lvalue(expr, mask)
     if not isinstance(target, VarLV) or not isinstance(target.var.type, FragmentType):
         raise Failure(expr, "expected a wmma::fragment variable")
@@ -179,7 +180,7 @@ def _layout_argument(expr: S.Call, index: int) -> str:
     return name
 
 
-def _ldm(machine, expr: S.Expr, mask: Mask) -> int:  # noqa: ANN001
+def _ldm(machine: SimtMachine, expr: S.Expr, mask: Mask) -> int:
     value = machine.eval(expr, mask)
     if not isinstance(value, Scalar) or not value.type.is_integer or not all_known(value.known, mask):
         raise Failure(expr, "ldm must be a known integer")
@@ -189,7 +190,7 @@ def _ldm(machine, expr: S.Expr, mask: Mask) -> int:  # noqa: ANN001
     return int(data[0]) if data.size else 0
 
 
-def _transfer(machine, expr: S.Call, mask: Mask, load: bool) -> Value:  # noqa: ANN001
+def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Value:
     """load_matrix_sync(frag, ptr, ldm[, layout]) / store_matrix_sync(ptr, frag, ldm, layout)."""
     if len(expr.args) not in (3, 4):
         raise Failure(expr, f"{expr.function}() takes 3 or 4 arguments")
@@ -213,7 +214,7 @@ def _transfer(machine, expr: S.Call, mask: Mask, load: bool) -> Value:  # noqa: 
             offsets = (cols * ldm + rows) * element if col_major else (rows * ldm + cols) * element
             addresses = base + offsets
             op = access.op or ("load" if load else "store")
-            machine._region_of(addresses, mask.arr, access.width, expr)
+            machine.shared_region_of(addresses, mask.arr, access.width, expr)
             recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
             extra = {"matrices": access.matrices} if access.matrices else {}
             machine.recorder.record(expr, op, recorded, region, addresses, mask, machine.context.block_index,
@@ -230,7 +231,7 @@ def _transfer(machine, expr: S.Call, mask: Mask, load: bool) -> Value:  # noqa: 
 _WIDTH_TYPES = {4: C.UINT, 8: C.VECTORS["uint2"]}
 
 
-def _store(machine, addresses: np.ndarray, width: int, variable: Variable, element: int,  # noqa: ANN001
+def _store(machine: SimtMachine, addresses: np.ndarray, width: int, variable: Variable, element: int,
            mask: Mask) -> None:
     fragment = variable.value
     fill = fragment.fill if isinstance(fragment, Fragment) else None
@@ -246,15 +247,15 @@ def _store(machine, addresses: np.ndarray, width: int, variable: Variable, eleme
                                 np.full(at.size, -1, np.int64))
 
 
-def _load_matrix(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _load_matrix(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return _transfer(machine, expr, mask, True)
 
 
-def _store_matrix(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _store_matrix(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return _transfer(machine, expr, mask, False)
 
 
-def _fill(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _fill(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if len(expr.args) != 2:
         raise Failure(expr, "fill_fragment() takes 2 arguments")
     variable, t = _fragment_target(machine, expr.args[0], mask)
@@ -268,7 +269,7 @@ def _fill(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
     return constant(C.INT, 0)
 
 
-def _mma(machine, expr: S.Call, mask: Mask) -> Value:  # noqa: ANN001
+def _mma(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if len(expr.args) not in (4, 5):
         raise Failure(expr, f"{expr.function}() takes 4 arguments")
     variable, t = _fragment_target(machine, expr.args[0], mask)

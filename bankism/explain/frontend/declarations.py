@@ -10,13 +10,14 @@ from tree_sitter import Node
 from bankism.errors import BankismError
 from bankism.explain.cuda.wmma import type_name as wmma_type_name
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.cpp_declarations import CppDeclarations
 from bankism.explain.frontend.treesitter import SPACE, child_of_type, last_name, named_children, node_text
 
 #: tree-sitter's node types of struct, class and union specifiers.
 RECORDS = ("struct_specifier", "class_specifier", "union_specifier")
 
 
-class Declarations:
+class Declarations(CppDeclarations):
     """Functions, structs, aliases and types (a mixin of the converter in ``parse``)."""
 
     # --- functions and launches -----------------------------------------------------------
@@ -160,13 +161,16 @@ class Declarations:
 
     # --- structs and aliases --------------------------------------------------------------
 
-    def struct(self, node: Node) -> S.StructDef | None:
+    def struct(self, node: Node, name: str | None = None) -> S.StructDef | None:
         """A struct/class/union definition: data members, static members, member functions
         (converted here, bodies later) and member aliases. Anything it cannot read makes the
-        struct carry an error, raised only when the kernel uses the struct."""
+        struct carry an error, raised only when the kernel uses the struct. ``name`` names an
+        unnamed struct defined inside another (an anonymous member)."""
         name_node = node.child_by_field_name("name")
         specialization = None
-        if name_node is None:
+        if name is not None:
+            pass
+        elif name_node is None:
             parent = node.parent
             if parent is None or parent.type != "type_definition":
                 return None
@@ -197,7 +201,7 @@ class Declarations:
                     struct.align = self._aligned_attribute(child) or struct.align
             base_clause = child_of_type(node, "base_class_clause")
             if base_clause is not None:
-                raise self.unsupported(base_clause, "inheritance (base class members are not laid out)")
+                struct.bases = self._bases(base_clause)
             for member in named_children(node.child_by_field_name("body")):
                 self._member(struct, member)
         except BankismError as error:
@@ -206,6 +210,18 @@ class Declarations:
 
     def _member(self, struct: S.StructDef, member: Node) -> None:
         kind = member.type
+        type_node = member.child_by_field_name("type")
+        if kind == "field_declaration" and type_node is not None and type_node.type == "enum_specifier":
+            enum = self.enum(type_node)
+            if enum is not None:
+                struct.enums.append(enum)
+            if not member.children_by_field_name("declarator"):
+                return
+        if (kind == "field_declaration" and type_node is not None and type_node.type in RECORDS
+                and type_node.child_by_field_name("body") is not None
+                and type_node.child_by_field_name("name") is None):
+            self._anonymous_member(struct, member, type_node)
+            return
         if kind == "field_declaration":
             static = any(
                 c.type == "storage_class_specifier" and node_text(c) == "static" for c in member.children
@@ -278,15 +294,8 @@ class Declarations:
             if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
                 name_node = p.child_by_field_name("name") or child_of_type(p, "type_identifier")
                 default = p.child_by_field_name("default_type")
-                out.append(
-                    S.TemplateParam(
-                        line,
-                        text,
-                        node_text(name_node),
-                        True,
-                        self._type_descriptor(default) if default is not None else None,
-                    )
-                )
+                out.append(S.TemplateParam(line, text, node_text(name_node), True,
+                                           self._default_type(default) if default is not None else None))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
                 _, name = self._declared(p, p.child_by_field_name("declarator"))
                 default = p.child_by_field_name("default_value")
@@ -317,7 +326,10 @@ class Declarations:
         if type_node is None:
             raise self.unsupported(node, "declaration without a type")
         fragment = wmma_type_name(type_node)
-        base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
+        if type_node.type == "decltype":
+            base, args, scope = "decltype", None, ""
+        else:
+            base, args, scope = (fragment, None, "") if fragment else self._type_spec(type_node)
         const = False
         align = None
         for child in node.children:
@@ -352,16 +364,17 @@ class Declarations:
                 self._template_argument(a) for a in named_children(type_node.child_by_field_name("arguments"))
             ]
             return name, args, ""
-        if kind in RECORDS or kind == "enum_specifier":
+        if kind == "enum_specifier":  # `enum Mode m;`, `enum { A, B } m;`: the enumeration's type
             name_node = type_node.child_by_field_name("name")
-            if (
-                type_node.child_by_field_name("body") is not None
-                or name_node is None
-                or kind == "enum_specifier"
-            ):
+            return (self._type_spec(name_node) if name_node is not None else ("int", None, ""))
+        if kind in RECORDS:
+            name_node = type_node.child_by_field_name("name")
+            if type_node.child_by_field_name("body") is not None or name_node is None:
                 raise self.unsupported(type_node, kind.replace("_", " "))
             return self._type_spec(name_node)
-        if kind in ("decltype", "dependent_type"):
+        if kind == "dependent_type":  # `typename Traits<T>::type`
+            return self._type_spec(named_children(type_node)[-1])
+        if kind == "decltype":
             raise self.unsupported(type_node, kind.replace("_", " "))
         if kind == "sized_type_specifier":
             return " ".join(node_text(c) for c in type_node.children), None, ""
@@ -415,18 +428,8 @@ class Declarations:
             else:
                 self._check(current)
                 raise self.unsupported(current, f"declarator {kind}")
-        type_name = S.TypeName(
-            self._line(node),
-            node_text(node),
-            base,
-            pointers,
-            dims,
-            reference,
-            const,
-            align,
-            args,
-            scope,
-        )
+        type_name = S.TypeName(self._line(node), node_text(node), base, pointers, dims, reference, const,
+                               align, args, scope, **self._type_extras(node))
         type_name.file = self._file(node)
         return type_name, name
 

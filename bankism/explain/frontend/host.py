@@ -7,7 +7,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from bankism.errors import BankismError
-from bankism.explain.frontend.parse import Launch, Program, parse_number
+from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
 from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
 from bankism.explain.simt import ctype as C
 
@@ -23,7 +23,7 @@ class HostScope:
     """Declarations visible at a launch: ``name -> initializer node`` (file scope first, then
     the enclosing function's declarations up to the launch)."""
 
-    def __init__(self, program: Program, launch: Launch | None,
+    def __init__(self, program: Program, launch: SourceLaunch | None,
                  given: dict[str, int | float] | None = None) -> None:
         self.program = program
         self.given = given or {}
@@ -146,9 +146,11 @@ class HostScope:
             t = C.lookup(" ".join(type_text.split()))
             return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
         if kind == "sizeof_expression":
-            type_node = node.child_by_field_name("type") or node.child_by_field_name("value")
-            name = " ".join(node_text(type_node).strip("()").split()) if type_node is not None else ""
-            t = C.lookup(name) if name else None  # `sizeof(half)`: a type name read as a value
+            type_node = node.child_by_field_name("type")
+            if type_node is None:  # `sizeof(half)`: a type name the grammar reads as an expression
+                type_node = node.child_by_field_name("value")
+            written = node_text(type_node).strip("() \t") if type_node is not None else ""
+            t = C.lookup(" ".join(written.split())) if written else None
             if t is None:
                 raise HostUnknown(node_text(node))
             return t.size

@@ -33,7 +33,7 @@ _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_emp
 
 
 @dataclass(eq=False)
-class Launch:
+class SourceLaunch:
     """One ``kernel<<<config>>>(args)`` statement, with the tree-sitter nodes to evaluate."""
 
     kernel: str
@@ -51,10 +51,11 @@ class Program:
     pre: Preprocessed
     root: Node
     functions: dict[str, list[S.Function]]
-    launches: list[Launch]
+    launches: list[SourceLaunch]
     globals: list[S.Decl] = field(default_factory=list)
     structs: dict[str, list[S.StructDef]] = field(default_factory=dict)
     aliases: dict[str, S.TypeName] = field(default_factory=dict)
+    enums: list[S.EnumDef] = field(default_factory=list)
     _bodies: dict[int, S.Block] = field(default_factory=dict)
 
     @property
@@ -101,10 +102,11 @@ def parse(pre: Preprocessed) -> Program:
         tree = parser().parse(pre.text.encode())
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
-    launches: list[Launch] = []
+    launches: list[SourceLaunch] = []
     globals_ = []
     structs: dict[str, list[S.StructDef]] = {}
     aliases: dict[str, S.TypeName] = {}
+    enums: list[S.EnumDef] = []
     for node, scope in _walk_with_scope(tree.root_node):
         kind = node.type
         parent = node.parent.type if node.parent is not None else ""
@@ -118,8 +120,15 @@ def parse(pre: Preprocessed) -> Program:
                 aliases[name] = type_name
         elif kind in RECORDS and node.child_by_field_name("body") is not None and scope is None:
             struct = converter.struct(node)
-            if struct is not None:
+            todo = [struct] if struct is not None else []
+            while todo:  # with the unnamed structs and unions defined inside it
+                struct = todo.pop()
                 structs.setdefault(struct.name, []).append(struct)
+                todo.extend(struct.nested)
+        elif kind == "enum_specifier" and scope is None and not _in_record(node):
+            enum = converter.enum(node)
+            if enum is not None:
+                enums.append(enum)
         elif kind == "function_definition" and not _is_member(node):
             function = converter.safe_function(node)
             if function is not None:
@@ -128,7 +137,17 @@ def parse(pre: Preprocessed) -> Program:
             launch = converter.launch(node, scope)
             if launch is not None:
                 launches.append(launch)
-    return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases)
+    return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases, enums)
+
+
+def _in_record(node: Node) -> bool:
+    """Whether ``node`` is inside a struct, class or union body (its names are members)."""
+    parent = node.parent
+    while parent is not None:
+        if parent.type == "field_declaration_list":
+            return True
+        parent = parent.parent
+    return False
 
 
 def _is_member(node: Node) -> bool:
@@ -195,7 +214,7 @@ class _Converter(Declarations, ExpressionConverter):
             stack.extend(reversed([c for c in current.children if c.has_error or c.is_missing]))
         return node
 
-    def launch(self, node: Node, scope: Node | None) -> Launch | None:
+    def launch(self, node: Node, scope: Node | None) -> SourceLaunch | None:
         """The kernel name, template arguments, <<<config>>> and arguments of a launch."""
         function = node.child_by_field_name("function")
         template_args: list[Node] = []
@@ -207,7 +226,7 @@ class _Converter(Declarations, ExpressionConverter):
         config = named_children(child_of_type(node, "kernel_call_syntax"))
         arguments = node.child_by_field_name("arguments")
         args = named_children(arguments) if arguments is not None else []
-        return Launch(last_name(function), template_args, config, args, self._line(node), scope)
+        return SourceLaunch(last_name(function), template_args, config, args, self._line(node), scope)
 
     # --- statements -----------------------------------------------------------------------
 

@@ -31,6 +31,10 @@ class TypeName(Node):
     align: Expr | None = None
     args: list[TypeName | Expr] | None = None
     scope: str = ""
+    #: ``Traits<T>`` in ``typename Traits<T>::type``: the class template the name is a member of.
+    scope_type: TypeName | None = None
+    #: ``decltype(expr)``: the expression whose type this is (``base`` is "decltype").
+    decltype: Expr | None = None
 
 
 # --- expressions -------------------------------------------------------------------------
@@ -301,6 +305,24 @@ class StructDef(Node):
     aliases: list[tuple[str, TypeName]]
     align: Expr | None = None
     error: str | None = None
+    #: Non-virtual base classes, in order (their members come first in the layout).
+    bases: list[TypeName] = field(default_factory=list)
+    #: Enumerations declared inside (``enum { ROWS = 8 };``): their names are members.
+    enums: list[EnumDef] = field(default_factory=list)
+    #: Unnamed structs and unions defined inside (anonymous members, or members of an
+    #: unnamed type), under the names the members' types refer to.
+    nested: list[StructDef] = field(default_factory=list)
+
+
+@dataclass(slots=True, eq=False)
+class EnumDef(Node):
+    """An enumeration: its name ("" when unnamed), whether it is scoped (``enum class``), its
+    underlying type when written, and its enumerators with their values as written."""
+
+    name: str
+    scoped: bool
+    underlying: TypeName | None
+    items: list[tuple[str, Expr | None]]
 
 
 def walk(node: object):

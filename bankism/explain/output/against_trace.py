@@ -15,16 +15,16 @@ from bankism.analyze import (
     CLASSES,
     COUNTED_AS_INSTRUCTIONS,
     METRICS,
-    OP_CLASS,
     OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
     ldgsts_caveat,
 )
-from bankism.arch import LANES
+from bankism.arch import LANES, NCU_COUNTER_OF_OP
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
-from bankism.traceio import Trace, open_trace
+from bankism.trace import Trace, open_trace
+from bankism.trace.views import Launch
 
 _HASH_SEED = np.uint64(0xCBF29CE484222325)
 _FNV_PRIME = np.uint64(0x100000001B3)
@@ -35,7 +35,7 @@ class TraceLaunch:
     """The trace launch explain is compared with, and what it fixes in the options."""
 
     trace: Trace
-    launch: dict
+    launch: Launch
     template: list[str]
 
 
@@ -75,20 +75,21 @@ def open_launch(path: str, kernels: list[str], wanted: str | None, index: int | 
     """The launch of ``path`` to compare with: ``index``, else the one launch of the kernel."""
     trace = open_trace(path)
     if index is not None:
-        return TraceLaunch(trace, trace.launch(index), template_arguments(trace.launch(index)["kernel"]))
+        launch = trace.launch(index)
+        return TraceLaunch(trace, launch, template_arguments(launch.kernel))
     names = [wanted] if wanted else kernels
-    matching = [launch for launch in trace.launches if kernel_base_name(launch["kernel"]) in names]
+    matching = [launch for launch in trace.launches if kernel_base_name(launch.kernel) in names]
     if not matching:
-        found = ", ".join(sorted({kernel_base_name(launch["kernel"]) for launch in trace.launches}))
+        found = ", ".join(sorted({kernel_base_name(launch.kernel) for launch in trace.launches}))
         raise BankismError(f"{path}: no launch of {' or '.join(names)} (it has {found or 'no launches'})")
-    if len({kernel_base_name(launch["kernel"]) for launch in matching}) > 1:
+    if len({kernel_base_name(launch.kernel) for launch in matching}) > 1:
         raise BankismError(f"{path}: launches of several kernels of the file; choose one with --kernel NAME")
     if len(matching) > 1:
-        indices = ", ".join(str(launch["index"]) for launch in matching)
-        raise BankismError(f"{path}: {len(matching)} launches of {kernel_base_name(matching[0]['kernel'])} "
+        indices = ", ".join(str(launch.index) for launch in matching)
+        raise BankismError(f"{path}: {len(matching)} launches of {kernel_base_name(matching[0].kernel)} "
                            f"(indices {indices}); choose one with --launch N")
     launch = matching[0]
-    return TraceLaunch(trace, launch, template_arguments(launch["kernel"]))
+    return TraceLaunch(trace, launch, template_arguments(launch.kernel))
 
 
 def options_for(options: ExplainOptions, chosen: TraceLaunch, template_names: list[str]) -> ExplainOptions:
@@ -98,16 +99,15 @@ def options_for(options: ExplainOptions, chosen: TraceLaunch, template_names: li
     defines = dict(options.defines)
     for name, value in zip(template_names, chosen.template, strict=False):
         defines.setdefault(name, value)
-    blocks = launch["blocks_recorded"]
+    blocks = launch.blocks_recorded
     return replace(
         options,
-        kernel=options.kernel or kernel_base_name(launch["kernel"]),
-        grid=options.grid or tuple(launch["grid"]),
-        block=options.block or tuple(launch["block"]),
+        kernel=options.kernel or kernel_base_name(launch.kernel),
+        grid=options.grid or launch.grid,
+        block=options.block or launch.block,
         block_indices=options.block_indices or (None if blocks == "all" else [tuple(b) for b in blocks]),
         all_blocks=options.all_blocks or (options.block_indices is None and blocks == "all"),
-        dynamic_shared=options.dynamic_shared if options.dynamic_shared is not None else int(
-            launch["shared_bytes"]["dynamic"]),
+        dynamic_shared=launch.shared_dynamic if options.dynamic_shared is None else options.dynamic_shared,
         defines=defines,
     )
 
@@ -142,11 +142,11 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     return {
         "file": str(trace.path),
         "source_file": main,
-        "launch": int(launch["index"]),
-        "kernel": launch["kernel"],
-        "grid": list(launch["grid"]),
-        "block": list(launch["block"]),
-        "blocks_total": int(launch["blocks_total"]),
+        "launch": launch.index,
+        "kernel": launch.kernel,
+        "grid": list(launch.grid),
+        "block": list(launch.block),
+        "blocks_total": launch.blocks_total,
         "blocks_recorded": sass.blocks_recorded,
         "environment": {k: trace.doc["environment"].get(k) for k in ("gpu", "cuda", "ncu")},
         "lines": per_line,
@@ -298,12 +298,13 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
     """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
     what ncu measured."""
     scale = sass.scale
-    classes = set(sass.classes) | {OP_CLASS[site["op"]] for site in report["sites"]}
+    classes = set(sass.classes) | {NCU_COUNTER_OF_OP[site["op"]] for site in report["sites"]}
     source: dict[str, dict[str, float]] = {
         c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
     }
     for site in report["sites"]:
-        totals = source.setdefault(OP_CLASS[site["op"]], {m: 0.0 for m in METRICS})  # ldgsts: optional
+        # ldgsts is an optional class: a site of it opens its own totals
+        totals = source.setdefault(NCU_COUNTER_OF_OP[site["op"]], {m: 0.0 for m in METRICS})
         if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
             totals["instructions"] += site["instructions"] * scale
         totals["wavefronts"] += site["wavefronts"] * scale
@@ -313,8 +314,9 @@ def _totals(report: dict, sass: LaunchReport) -> dict:
         caveat = ldgsts_caveat(sass.sites, "wavefronts")
         if caveat:
             caveats["ldgsts"] = caveat
-    return {"scale": scale, "source": source, "sass": sass.predicted, "measured": sass.measured,
-            "caveats": caveats}
+    measured = None if sass.measured is None else {c: v.to_json() for c, v in sass.measured.items()}
+    return {"scale": scale, "source": source, "sass": {c: v.to_json() for c, v in sass.predicted.items()},
+            "measured": measured, "caveats": caveats}
 
 
 def _site_rows(site) -> np.ndarray:  # noqa: ANN001
@@ -329,7 +331,7 @@ def _site_rows(site) -> np.ndarray:  # noqa: ANN001
     return np.column_stack([blocks, warps, masks, np.where(active, addresses, 0)])
 
 
-def _recorded_rows(trace: Trace, launch: dict) -> dict[int, np.ndarray]:
+def _recorded_rows(trace: Trace, launch: Launch) -> dict[int, np.ndarray]:
     rows: dict[int, list[np.ndarray]] = {}
     for chunk in trace.chunks(launch):
         lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(LANES)) & 1

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 
 from bankism.arch import LANES
+from bankism.engine.pipe import PipeCycles
 from bankism.explain.cuda.unmodelled import render_unmodelled
 
 DEFAULT_WARPS_SHOWN = 8
@@ -22,6 +24,11 @@ def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> st
     if not report["sites"] and not report.get("unmodelled"):
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
+    elif report.get("shared_pipe"):
+        pipe = report["shared_pipe"]
+        lines.append("")
+        lines.append(PipeCycles(pipe["block_cycles"], pipe["ideal_block_cycles"], pipe["blocks"],
+                                report["arch"]).describe())
     if report.get("trace"):
         lines.append("")
         lines.extend(render_trace(report["trace"]))
@@ -296,7 +303,7 @@ def _grid_rows(shape: list[int], cells: list[dict], element_size: int,
     return rows
 
 
-def _grid(rows: list[tuple[str, list[dict]]], text) -> list[str]:  # noqa: ANN001
+def _grid(rows: list[tuple[str, list[dict]]], text: Callable[[dict], str]) -> list[str]:
     if not rows:
         return []
     rendered = [(label, [text(c) for c in row]) for label, row in rows]

@@ -8,6 +8,7 @@ import numpy as np
 
 from bankism.arch import LANES, get_arch
 from bankism.engine import BankMap, SimulationResult, simulate
+from bankism.engine.pipe import PipeCycles
 from bankism.errors import BankismError
 from bankism.explain.cuda.unmodelled import modelled, unmodelled_report
 from bankism.explain.model import Analysis, Snapshot
@@ -46,6 +47,7 @@ def build_report(analysis: Analysis) -> dict:
         "sites": [_site_report(analysis, site) for site in analysis.sites if modelled(site)],
         "snapshot": _snapshot_report(analysis.snapshot) if analysis.snapshot is not None else None,
     }
+    report["shared_pipe"] = shared_pipe(analysis, report["sites"]).to_json()
     unmodelled = [unmodelled_report(analysis, site) for site in analysis.sites if not modelled(site)]
     if unmodelled:
         report["unmodelled"] = unmodelled
@@ -106,7 +108,8 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
         "wavefronts": result.total_wavefronts,
         "ideal": result.total_ideal,
         "conflicts": result.total_conflicts,
-        "cycles": _cycles(result),
+        "cycles": _cycles(result.cycles),
+        "ideal_cycles": _cycles(result.ideal_cycles),
         "split": {
             "unit": result.split,
             "merged_instructions": int(result.merged.sum()),
@@ -122,12 +125,20 @@ def _site_report(analysis: Analysis, site: SourceSite) -> dict:
     return report
 
 
-def _cycles(result: SimulationResult) -> float | None:
+def _cycles(cycles: np.ndarray) -> float | None:
     """Total modelled cycles, or None where the engine has no measured cycle model."""
-    cycles = result.cycles
-    if len(result) and np.isnan(cycles).any():
+    if len(cycles) and np.isnan(cycles).any():
         return None
     return float(cycles.sum())
+
+
+def shared_pipe(analysis: Analysis, sites: list[dict]) -> PipeCycles:
+    """Shared-pipe cycles per simulated block (the average of the blocks run) and of the whole launch,
+    every block of the grid costing what they do."""
+    runs = max(1, len(analysis.blocks))
+    totals = [sum(float("nan") if site[key] is None else site[key] for site in sites) / runs
+              for key in ("cycles", "ideal_cycles")]
+    return PipeCycles(totals[0], totals[1], int(np.prod(analysis.grid)), analysis.arch)
 
 
 def _source_line(analysis: Analysis, file: str, line: int) -> str:

@@ -16,6 +16,7 @@ from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.records import method_path
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -55,6 +56,12 @@ class Calls:
             method = self.find_method(local.type, "operator()", len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),
                                this_type=local.type, base_scope=local.type.info.bindings)
+        this_type = self.frame.this_type
+        if local is None and this_type is not None and method_path(this_type, name, len(expr.args)):
+            # a member function called by name inside another (of the class or a base)
+            method, this, owner = self.method_target(this_type, self.frame.this, name, len(expr.args), expr)
+            return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
+                               base_scope=owner.info.bindings, explicit=expr.template_args)
         if local is None and name in self.program.functions:
             return self._call_function(expr, mask)
         struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
@@ -62,6 +69,9 @@ class Calls:
             return self.construct(struct, [self.eval(a, mask) for a in expr.args], mask, expr)
         if name in BUILTINS:
             return call_builtin(self, expr, mask)
+        named = local.type if isinstance(local, TypeAlias) else C.lookup(name) if local is None else None
+        if named is not None:  # `V{}`, `T(x)` with V, T template type parameters or aliases
+            return self.construct(named, [self.eval(a, mask) for a in expr.args], mask, expr)
         raise Failure(expr, f"unsupported construct: call to unknown function {name}()")
 
     def call_result(self, frame: Frame, expr: S.Node, mask: Mask) -> Value:
@@ -150,8 +160,8 @@ class Calls:
         frame = Frame(function, [scope], np.zeros(self.threads, bool), None, this=this, this_type=this_type)
         params = function.params
         if args is not None:
-            values = [None if i < len(params) and params[i].type.reference else self.eval(a, mask)
-                      for i, a in enumerate(args)]
+            values = [self.argument_value(a, mask) if i < len(params) and params[i].type.reference
+                      else self.eval(a, mask) for i, a in enumerate(args)]
         self._bind_template(function, expr, scope, mask, explicit or [], args, values)
         self.frames.append(frame)
         try:
@@ -167,7 +177,7 @@ class Calls:
             finally:
                 self.frames.pop()
             if param.type.reference and args is not None:
-                target = self.lvalue(args[position], mask)
+                target = self.bind_reference(args[position], param.type, mask, ptype, values[position])
                 scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
                 continue
             value = values[position]
@@ -181,6 +191,7 @@ class Calls:
                 scope[param.name] = Variable(param.name, ptype, value)
             finally:
                 self.frames.pop()
+        self.note_call(function, expr)
         self.frames.append(frame)
         self.call_stack.append((function.name, expr))
         try:
@@ -306,17 +317,9 @@ class Calls:
             target = self.object_lvalue(expr.base, base_value, mask)
         if t.kind != "struct":
             raise Failure(expr, f"unsupported construct: member function {expr.method}() of {t}")
-        method = self.find_method(t, expr.method, len(expr.args), expr)
-        return self.invoke(
-            method,
-            expr,
-            mask,
-            args=expr.args,
-            this=target,
-            this_type=t,
-            base_scope=t.info.bindings,
-            explicit=expr.template_args,
-        )
+        method, this, owner = self.method_target(t, target, expr.method, len(expr.args), expr)
+        return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
+                           base_scope=owner.info.bindings, explicit=expr.template_args)
 
     def object_lvalue(self, expr: S.Expr, value: Value, mask: Mask) -> object:
         """The object ``expr`` designates, or a temporary holding ``value`` when it is not an
@@ -336,7 +339,8 @@ class Calls:
         scope: dict[str, object] = {}
         for param, arg in zip(lam.params, expr.args, strict=True):
             if param.type.reference:
-                target = self.lvalue(arg, mask)
+                ptype = None if param.type.base == "auto" else self.resolve_type(param.type, mask)
+                target = self.bind_reference(arg, param.type, mask, ptype)
                 scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
                 continue
             value = self.eval(arg, mask)

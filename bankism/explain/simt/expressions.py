@@ -12,6 +12,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import GlobalMatrix, LocalArray, SharedVariable
+from bankism.explain.simt.struct_copy import designates_memory
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -107,7 +108,7 @@ class Expressions:
         if isinstance(expr.base, S.Name) and expr.base.name in _BUILTIN_VECTORS and not expr.arrow:
             binding = self._find_local(expr.base.name)
             if binding is None:
-                vector = self._builtins[expr.base.name]
+                vector = self.builtin_variables[expr.base.name]
                 return vector.comps[self._component(expr, vector.type)]
         return self.load(self.lvalue(expr, mask), mask)
 
@@ -150,7 +151,7 @@ class Expressions:
         if op == "&":
             target = self.lvalue(expr.operand, mask)
             if not isinstance(target, MemLV):
-                raise Failure(expr, "unsupported construct: address of a local variable")
+                return self.local_address(target, expr, mask)
             return Pointer(C.pointer_to(target.type), target.region, target.offset)
         value = self.eval(expr.operand, mask)
         if not isinstance(value, Scalar):
@@ -312,7 +313,12 @@ class Expressions:
 
     def _assign(self, expr: S.Assign, mask: Mask) -> Value:
         target = self.lvalue(expr.target, mask)
-        value = self.eval(expr.value, mask)
+        if isinstance(target, MemLV) and target.type.kind == "struct" and designates_memory(self, expr.value):
+            source = self.lvalue(expr.value, mask)  # memory to memory: refused for padded structs
+            self.check_memory_copy(target, source, expr)
+            value = self.load(source, mask)
+        else:
+            value = self.eval(expr.value, mask)
         if expr.op != "=":
             current = self.load(target, mask)
             value = self.apply(expr.op[:-1], current, value, expr, mask)

@@ -8,23 +8,22 @@ its behaviour is split by concern: ``statements``, ``expressions``, ``lvalues`` 
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import numpy as np
 
-from bankism.arch import LANES, get_arch, window_base
+from bankism.arch import LANES, window_base
 from bankism.errors import BankismError
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx
 from bankism.explain.cuda.wmma import fragment_type
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.parse import Program
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import (
     BlockContext,
     Frame,
-    GlobalArray,
     LoopState,
     SnapshotRequest,
     TypeAlias,
@@ -34,27 +33,26 @@ from bankism.explain.simt.calls import Calls
 from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.expressions import Expressions
+from bankism.explain.simt.kernel_scope import KernelScope
 from bankism.explain.simt.lvalues import Lvalues
-from bankism.explain.simt.memory import (
-    GlobalMatrix,
-    SharedStore,
-    SharedVariable,
-)
+from bankism.explain.simt.memory import GlobalMatrix, SharedStore, SharedVariable
 from bankism.explain.simt.recording import Recorder, SourceSite
+from bankism.explain.simt.records import Records, member_path
+from bankism.explain.simt.references import References
 from bankism.explain.simt.relevance import skippable_statements
-from bankism.explain.simt.shared_layout import SharedLayout
+from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
+from bankism.explain.simt.struct_copy import StructCopies
 from bankism.explain.simt.structs import Structs
+from bankism.explain.simt.template_shared import Instance, TemplateShared
 from bankism.explain.simt.values import (
     Failure,
     Mask,
-    Pointer,
     Scalar,
     Value,
     Vector,
     all_known,
     constant,
-    unknown,
 )
 
 #: Kept for callers that import them from here.
@@ -64,27 +62,22 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-def _check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filename: str) -> None:
-    """Shared arrays past the architecture's shared memory are a limit error, before any is allocated."""
-    limit = get_arch(arch).shared_bytes
-    if end > limit:
-        last = max(arrays, key=lambda a: a.base + a.size)
-        raise BankismError(
-            f"{filename}:{last.line}: the shared arrays end at byte {end:,} ({last.name} takes "
-            f"{last.size:,} bytes); a block of {arch} has at most {limit:,} bytes ({limit // 1024} KB) of "
-            "shared memory")
-
-
-class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Control, SharedLayout):
+class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, StructCopies,
+              KernelScope, SharedLayout, TemplateShared, InlinePtx, Control):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
 
-    def __init__(self, program, kernel: S.Function, context: BlockContext,  # noqa: ANN001
+    def __init__(self, program: Program, kernel: S.Function, context: BlockContext,
                  template_values: dict[str, object], param_values: dict[str, int | float | None],
                  recorder: Recorder, snapshot: SnapshotRequest | None = None,
-                 on_snapshot: Callable[[Machine], None] | None = None) -> None:
+                 on_snapshot: Callable[[Machine], None] | None = None,
+                 instances: list[Instance] | None = None, ran_calls: set[int] | None = None) -> None:
         self.program = program
+        #: The instantiations of template functions with static shared arrays the kernel makes
+        #: and the calls of them that ran, from a discovery run (None: this is one).
+        self.instances = instances
+        self.ran_calls = ran_calls or set()
         self.kernel = kernel
         self.context = context
         self.recorder = recorder
@@ -110,15 +103,19 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         self.unsure: np.ndarray | None = None
         self.unsure_why = ""
         self._struct_types: dict[tuple, CType] = {}
+        #: Named enumerations: name -> enumerator -> value (``Pad::ONE``).
+        self.enum_scopes: dict[str, dict[str, Scalar]] = {}
         self._deferred: dict[int, Failure] = {}
         #: What the report should say about how this block was run (loops counted, not run).
         self.notes: list[str] = []
         #: Loops (statement ids) whose probe found iterations that differ.
         self.no_repeat: set[int] = set()
+        #: The expression statement running whose value is unused (statements sets it), else None.
+        self.discarded: S.Expr | None = None
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[int, Scalar] = {}
-        self._builtins = self._builtin_values()
+        self.builtin_variables = self._builtin_values()
         self._expr = {
             S.Literal: self._literal, S.Name: self._name, S.Member: self._member_value,
             S.Subscript: self._load_expr, S.Call: self._call, S.Cast: self._cast, S.Unary: self._unary,
@@ -146,112 +143,13 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         except Failure as failure:
             raise self._error(failure) from None
         end = max([a.base + a.size for a in self.shared_arrays], default=window_base(context.arch))
-        _check_shared_fits(self.shared_arrays, end, context.arch, context.filename)
+        check_shared_fits(self.shared_arrays, end, context.arch, context.filename)
         self.store = SharedStore(end)
 
     def _error(self, failure: Failure) -> BankismError:
         line = getattr(failure.node, "line", "?")
         file = getattr(failure.node, "file", "") or self.context.filename
         return BankismError(f"{file}:{line}: {failure.message}")
-
-    def _kernel_scope(self, template_values: dict[str, object],
-                      param_values: dict[str, int | float | None]) -> dict[str, object]:
-        """Template parameters (constants or type aliases) and parameters: pointers become
-        symbolic global matrices named after the parameter, scalars take the given values."""
-        scope: dict[str, object] = {}
-        full = Mask(np.ones(self.threads, bool), True, False)
-        self._file_scope(full)
-        self.frames.append(Frame(self.kernel, [scope], np.zeros(self.threads, bool), C.VOID))
-        try:
-            for param in self.kernel.template_params:
-                given = template_values.get(param.name, param.default)
-                if given is None:
-                    what = "TYPE" if param.is_type else "VALUE"
-                    raise Failure(param, f"template parameter {param.name} has no value: give "
-                                         f"-D {param.name}={what} or launch it with <...>")
-                if param.is_type:
-                    t = given if isinstance(given, CType) else self.resolve_type(given, full)
-                    scope[param.name] = TypeAlias(t)
-                elif isinstance(given, int):
-                    scope[param.name] = constant(C.INT, given)
-                else:
-                    value = self.integer_constant(given, full, "template argument")
-                    scope[param.name] = constant(C.INT, value)
-            used = None
-            for param in self.kernel.params:
-                try:
-                    t = self.resolve_type(param.type, full)
-                except Failure:
-                    # A parameter of a type bankism does not model (a tag such as
-                    # std::bool_constant<A>, a library state) costs nothing unless the
-                    # kernel names it.
-                    if used is None:
-                        body = self.program.body(self.kernel)
-                        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
-                    if not param.name or param.name not in used:
-                        continue
-                    raise
-                if t.kind == "array":
-                    t = C.pointer_to(t.elem)
-                if param.type.reference:
-                    raise Failure(param, "unsupported construct: reference parameter of a kernel")
-                if t.kind == "ptr":
-                    matrix = GlobalMatrix(param.name, t.elem, len(self.matrices))
-                    self.matrices.append(matrix)
-                    scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
-                elif t.is_arithmetic:
-                    given = param_values.get(param.name)
-                    value = (unknown(t, f"kernel parameter {param.name} (give -D {param.name}=VALUE)")
-                             if given is None else constant(t, given))
-                    scope[param.name] = Variable(param.name, t, value)
-                else:
-                    raise Failure(param, f"unsupported construct: kernel parameter of type {t}")
-        finally:
-            self.frames.pop()
-        return scope
-
-    def _file_scope(self, mask: Mask) -> None:
-        """File-scope names a kernel may use: const/constexpr numbers (evaluated here; ones
-        that cannot be are left out) and __constant__/__device__ arrays (symbolic, like
-        global matrices)."""
-        self.frames.append(Frame(self.kernel, [self.globals], np.zeros(self.threads, bool), C.VOID))
-        try:
-            for decl in self.program.globals:
-                for item in decl.items:
-                    self._global_item(decl, item, mask)
-        finally:
-            self.frames.pop()
-
-    def _global_item(self, decl: S.Decl, item: S.Declarator, mask: Mask) -> None:
-        try:
-            if decl.space in ("constant", "device"):
-                type_name = item.type
-                if type_name.dims and type_name.dims[0] is None and isinstance(item.init, S.InitList):
-                    # `__constant__ float table[] = {...}`: the size is the initializer's length
-                    inner = 1
-                    for dim in type_name.dims[1:]:
-                        inner *= self.integer_constant(dim, mask, "array size")
-                    count = -(-_flat_count(item.init) // inner)
-                    size = S.Literal(item.line, str(count), count, "int")
-                    type_name = dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
-                t = self.resolve_type(type_name, mask)
-                matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
-                self.matrices.append(matrix)
-                self.globals[item.name] = GlobalArray(matrix, t)
-            elif item.type.const and item.init is not None and _is_constant_expression(item.init):
-                self._declare_local(item, mask)
-        except Failure:
-            return
-
-    def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
-        """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""
-        for item in stmt.items:
-            if not (item.type.const and item.init is not None and _is_constant_expression(item.init)):
-                return
-        try:
-            self._decl(stmt, mask)
-        except Failure:
-            return
 
     # --- entry point ------------------------------------------------------------------------
 
@@ -309,13 +207,13 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
                 return scope[name]
         frame = self.frame
         if frame.this_type is not None:
-            if any(member == name for member, _, _ in frame.this_type.fields):
+            if member_path(frame.this_type, name) is not None:
                 target = self.member_lvalue(frame.this, name, node)
                 return Variable(name, self.lvalue_type(target), None, ref=target)
             if name in frame.this_type.info.bindings:
                 return frame.this_type.info.bindings[name]
-        if name in self._builtins:
-            return self._builtins[name]
+        if name in self.builtin_variables:
+            return self.builtin_variables[name]
         if name in self.globals:
             return self.globals[name]
         if name in self.program.functions:
@@ -325,6 +223,9 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
     def _scoped(self, scope_name: str, name: str, node: S.Node) -> object | None:
         """``Type::name``: a static member or member alias of a struct; None for a namespace."""
         last = scope_name.split("::")[-1].split("<")[0].strip()
+        enumerator = self.scoped_enumerator(last, name, node)
+        if enumerator is not None:
+            return enumerator
         full = Mask(np.ones(self.threads, bool), True, False)
         t = self._find_alias(last)
         if t is None and last in self.program.aliases:
@@ -367,6 +268,14 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
     def _base_type(self, type_name: S.TypeName, init: Value | None) -> CType:
         base = type_name.base
         full = Mask(np.ones(self.threads, bool), True, False)
+        if type_name.decltype is not None:
+            return self._static_type(type_name.decltype, full)
+        if type_name.scope_type is not None:  # `typename Traits<T>::type`
+            owner = self.resolve_type(type_name.scope_type, full)
+            member = owner.info.bindings.get(base) if owner.kind == "struct" else None
+            if not isinstance(member, TypeAlias):
+                raise Failure(type_name, f"{owner} has no member type {base}")
+            return member.type
         if type_name.scope:
             scoped = self._scoped(type_name.scope, base, type_name)
             if isinstance(scoped, TypeAlias):
@@ -374,6 +283,9 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         alias = self._find_alias(base)
         if alias is not None:
             return alias
+        named = self.globals.get(base)
+        if isinstance(named, TypeAlias):  # an enumeration declared in the file
+            return named.type
         if base == "auto":
             if init is None:
                 raise Failure(type_name, "auto without an initializer")
@@ -402,21 +314,3 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, InlinePtx, Contr
         if data.ndim and not (data == data.flat[0]).all():
             raise Failure(expr, f"{what} differs between threads")
         return int(data.flat[0])
-
-
-_CONSTANT_NODES = (S.Literal, S.Name, S.Binary, S.Unary, S.Conditional, S.Cast, S.SizeOf, S.TypeName)
-
-
-def _is_constant_expression(expr: S.Expr) -> bool:
-    """Whether ``expr`` only combines names and literals (no memory access, no call)."""
-    for node in S.walk(expr):
-        if not isinstance(node, _CONSTANT_NODES):
-            return False
-        if isinstance(node, S.Unary) and node.op in ("*", "&"):
-            return False
-    return True
-
-
-def _flat_count(init: S.InitList) -> int:
-    """How many scalars a (nested) brace initializer lists."""
-    return sum(_flat_count(i) if isinstance(i, S.InitList) else 1 for i in init.items)

@@ -180,24 +180,33 @@ class Lvalues:
 
     def _struct_read(self, target: MemLV, mask: Mask) -> Value:
         """A whole struct read from memory: member by member from global memory (unknown
-        values); from shared memory it is refused (how the compiler splits the copy into
-        instructions is not modelled)."""
+        values); from shared memory as the accesses nvcc makes (struct_copy.py)."""
         if isinstance(target.region, SharedVariable):
-            raise Failure(
-                target.node,
-                f"unsupported construct: a whole {target.type} copied from shared memory "
-                "(read its members instead)",
-            )
+            return self.shared_struct_load(target, mask)
         fields = {}
         for name, ft, offset in target.type.fields:
             member = MemLV(target.region, target.offset + offset, ft, target.node, target.known, target.taint)
-            fields[name] = None if ft.kind == "array" else self.load(member, mask)
+            fields[name] = self._array_read(member, mask) if ft.kind == "array" else self.load(member, mask)
         return Struct(target.type, fields)
+
+    def _array_read(self, target: MemLV, mask: Mask) -> LocalArray | None:
+        """An array member of a struct read from global memory, as a local array of its
+        elements' (unknown) values with their provenance; None for arrays of non-scalars."""
+        t = target.type
+        if t.scalar.kind not in ("int", "float", "bool"):
+            return None
+        array = LocalArray("(member)", t, self.threads)
+        step = t.scalar.size
+        for slot in range(t.size // step):
+            element = MemLV(target.region, target.offset + slot * step, t.scalar, target.node, target.known,
+                            target.taint)
+            local_store(array, np.int64(slot), self.load(element, mask), mask)
+        return array
 
     def memory_read(self, target: MemLV, mask: Mask, op: str) -> Value:
         region, t = target.region, target.type
         if isinstance(region, SharedVariable):
-            addresses = self._shared_addresses(target, mask, op)
+            addresses = self.record_shared_access(target, mask, op)
             return self._shared_read(addresses, t)
         if isinstance(region, GlobalMatrix):
             if target.known is not True and not all_known(target.known, mask):
@@ -229,7 +238,7 @@ class Lvalues:
             raise Failure(None, "unsupported construct: pointers stored in memory")
         return read(t, 0)
 
-    def _shared_addresses(
+    def record_shared_access(
         self, target: MemLV, mask: Mask, op: str, atomic_op: str | None = None
     ) -> np.ndarray:
         """Per-thread byte addresses in the shared window; checks bounds and alignment in the
@@ -333,10 +342,12 @@ class Lvalues:
         value = self.coerce(value, t, node)
         region = target.region
         if isinstance(region, SharedVariable):
+            if isinstance(value, Struct):
+                self.shared_struct_store(target, value, mask, node)
+                return value
             if not isinstance(value, Scalar | Vector):
-                raise Failure(node, f"unsupported construct: a whole {value.type} copied into shared memory "
-                                    "(how the compiler splits the copy is not modelled: write its members)")
-            addresses = self._shared_addresses(target, mask, "store")
+                raise Failure(node, f"unsupported construct: a {value.type} stored to shared memory")
+            addresses = self.record_shared_access(target, mask, "store")
             self._shared_write(addresses, value, t, mask)
         elif isinstance(region, LocalArray):
             if target.known is not True and not all_known(target.known, mask):

@@ -8,16 +8,18 @@ NVVM moves a module-level array that only one kernel of the file uses into that 
 ahead of the kernel's own arrays, in source order; an array that two or more kernels use
 stays at module scope, after the kernel's own arrays, in source order. Which kernels use
 an array is read from the file's call graph (by name). Where that count is not knowable
-from the source (a template kernel, whose instantiations each count; a static array in a
-template ``__device__`` function, one array per instantiation) the array is refused."""
+from the source (an array used only by a template kernel, whose instantiations each count)
+the array is refused. A static array in a template ``__device__`` function is one array per
+instantiation: those are placed by template_shared.py (``plan.templated`` lists them)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.parse import Program
 from bankism.explain.frontend.treesitter import node_text
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -35,7 +37,7 @@ class OuterShared:
     position: tuple[int, int]
 
 
-def outer_shared(program) -> list[OuterShared]:  # noqa: ANN001
+def outer_shared(program: Program) -> list[OuterShared]:
     """Every file-scope __shared__ array and every __shared__ array in a __device__
     function of ``program``, in source order."""
     found: list[OuterShared] = []
@@ -79,7 +81,7 @@ def _file_scope_shared(root) -> list[tuple[int, str]]:  # noqa: ANN001
     return sorted(out)
 
 
-def kernel_reach(program, kernel: S.Function) -> tuple[set[int], set[str]]:  # noqa: ANN001
+def kernel_reach(program: Program, kernel: S.Function) -> tuple[set[int], set[str]]:
     """(ids of the functions ``kernel`` may call, directly or not; identifiers they use)."""
     reached: set[int] = {id(kernel)}
     names: set[str] = set()
@@ -113,12 +115,14 @@ class OuterPlan:
     before: list[OuterShared]
     after: list[OuterShared]
     refused: list[tuple[OuterShared, str]]
+    #: Static arrays of template __device__ functions the kernel may call (one per instantiation).
+    templated: list[OuterShared] = field(default_factory=list)
 
 
-def plan_outer(program, kernel: S.Function) -> OuterPlan:  # noqa: ANN001
+def plan_outer(program: Program, kernel: S.Function) -> OuterPlan:
     """Split the outer __shared__ arrays ``kernel`` uses as nvcc places them."""
     outers = outer_shared(program)
-    plan = OuterPlan([], [], [])
+    plan = OuterPlan([], [], [], [])
     if not outers:
         return plan
     mine = kernel_reach(program, kernel)
@@ -129,9 +133,7 @@ def plan_outer(program, kernel: S.Function) -> OuterPlan:  # noqa: ANN001
         where = ("a __device__ function's static __shared__ array" if outer.owner is not None
                  else "a file-scope __shared__ array")
         if outer.owner is not None and outer.owner.template_params:
-            plan.refused.append((outer,
-                f"unsupported construct: {where} in a template function ({outer.owner.name}): each "
-                "instantiation has its own array, and where nvcc places them is not modelled"))
+            plan.templated.append(outer)
             continue
         users = [k for k, reach in others if _uses(outer, reach)]
         if not users and kernel.template_params:

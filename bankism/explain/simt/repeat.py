@@ -20,12 +20,15 @@ loop runs on as usual. The report says which loops were counted this way."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import LoopState, Variable
+from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
 
@@ -34,7 +37,7 @@ MIN_TRIPS = 32
 _CONSTANT = (S.Literal, S.Name, S.Binary, S.Unary, S.Cast, S.SizeOf, S.TypeName, S.Member)
 
 
-def counted_loop(machine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:  # noqa: ANN001
+def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:
     """(counter, iterations) of a counted ``for`` whose shape allows repetition, else None.
     Called after the init statement ran."""
     condition, update = stmt.condition, stmt.update
@@ -148,7 +151,7 @@ def _trips(start: int, bound: int, delta: int, op: str) -> int | None:
 # --- state --------------------------------------------------------------------------------------------
 
 
-def _bindings(machine) -> list[tuple[object, object]]:  # noqa: ANN001
+def _bindings(machine: SimtMachine) -> list[tuple[object, object]]:
     """Every variable and local array of the running frames, with a copy of its state."""
     out = []
     seen = set()
@@ -241,7 +244,7 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
 # --- the driver ---------------------------------------------------------------------------------------
 
 
-def run_repeating(machine, stmt: S.For, mask: Mask, counter: Variable, trips: int) -> Mask:  # noqa: ANN001
+def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variable, trips: int) -> Mask:
     """Run the counted loop ``stmt`` (its init already ran) for ``trips`` iterations, the
     repeating ones recorded from a probe of one iteration, else of two (a double buffer
     whose index alternates); see the module docstring."""
@@ -283,7 +286,7 @@ def run_repeating(machine, stmt: S.For, mask: Mask, counter: Variable, trips: in
     return mask
 
 
-def _replicate(machine, stmt: S.For, probe: tuple, changed: list, starts: list, trips: int,  # noqa: ANN001
+def _replicate(machine: SimtMachine, stmt: S.For, probe: tuple, changed: list, starts: list, trips: int,
                done: int, period: int) -> None:
     """Record the probe's accesses for the iterations after it, and give counters and
     advancing pointers their final values."""
@@ -328,7 +331,8 @@ def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     return np.flatnonzero((a != b).any(axis=0))
 
 
-def _probe(machine, iteration, period: int, changed: list, moved: np.ndarray, start: list):  # noqa: ANN001, ANN202
+def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, changed: list,
+           moved: np.ndarray, start: list) -> tuple[list, list[str]] | None:
     """Run ``period`` iterations with the changed variables and shared bytes unknown; (new
     records per site, names) when the rest of the state comes back as it was, else None
     (with everything it did undone)."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bankism.arch import window_base
+from bankism.arch import get_arch, window_base
+from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame
@@ -18,7 +19,19 @@ from bankism.explain.simt.memory import (
     layout_static,
 )
 from bankism.explain.simt.placement import plan_outer
+from bankism.explain.simt.template_shared import InstanceItem
 from bankism.explain.simt.values import Failure, Mask
+
+
+def check_shared_fits(arrays: list[SharedVariable], end: int, arch: str, filename: str) -> None:
+    """Shared arrays past the architecture's shared memory are a limit error, before any is allocated."""
+    limit = get_arch(arch).shared_bytes
+    if end > limit:
+        last = max(arrays, key=lambda a: a.base + a.size)
+        raise BankismError(
+            f"{filename}:{last.line}: the shared arrays end at byte {end:,} ({last.name} takes "
+            f"{last.size:,} bytes); a block of {arch} has at most {limit:,} bytes ({limit // 1024} KB) of "
+            "shared memory")
 
 
 class SharedLayout:
@@ -63,6 +76,9 @@ class SharedLayout:
         start = window_base(self.context.arch)
         placed, end = layout_static([(item.name, t, item.line, align) for item, t, align in static], start)
         for (item, _, _), region in zip(static, placed, strict=True):
+            if isinstance(item, InstanceItem):  # a template function's array, one instantiation's
+                self.instance_regions[(id(item.item), item.key)] = region
+                continue
             self.shared[id(item)] = region
             if item.name in self._file_shared and self._file_shared[item.name] is item:
                 self.globals[item.name] = region
@@ -105,18 +121,32 @@ class SharedLayout:
                     self._deferred[id(item)] = failure
             return out
 
+        local, module, unsure = self.templated_entries(plan.templated, plan.after, full)
+        after = []
+        for outer in plan.after:
+            if id(outer.item) not in unsure:
+                after.append(outer)
+                continue
+            why = Failure(outer.item, f"unsupported construct: where nvcc places {outer.item.name} depends "
+                                      "on the instantiations of template functions with static __shared__ "
+                                      "arrays before it, which are not known")
+            if outer.owner is None:
+                raise why
+            self._deferred[id(outer.item)] = why
         idle = np.zeros(self.threads, bool)
         self.frames.append(Frame(self.kernel, [dict(self.bindings), {}], idle, C.VOID))
         try:
-            return entries(plan.before) + own + entries(plan.after)
+            return entries(plan.before) + own + local + entries(after) + module
         finally:
             self.frames.pop()
 
     @staticmethod
     def _element_type(item: S.Declarator) -> S.TypeName:
+        """The element type of an extern __shared__ array: its type without the first
+        dimension (``half s[][40]`` holds rows of 40 halves)."""
         t = item.type
-        return S.TypeName(t.line, t.text, t.base, t.pointers, [], False, False, None, t.args, t.scope,
-                          file=t.file)
+        return S.TypeName(t.line, t.text, t.base, t.pointers, list(t.dims[1:]), False, False, None, t.args,
+                          t.scope, file=t.file)
 
     def _place_extern(self, item: S.Declarator, element: CType, align: int) -> SharedVariable:
         """The extern __shared__ array ``item``: the dynamic shared memory, after the static

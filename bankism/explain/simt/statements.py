@@ -119,6 +119,9 @@ class Statements:
             for binding in scope.values():
                 if isinstance(binding, Variable) and binding.value is not None:
                     state.append(_known_bytes(binding.value))
+                elif isinstance(binding, Variable) and isinstance(getattr(binding.ref, "region", None),
+                                                                  LocalArray):
+                    state.append(binding.ref.region.known.tobytes())  # a local whose address was taken
                 elif isinstance(binding, LocalArray):
                     state.append(binding.known.tobytes())
         return state
@@ -167,7 +170,7 @@ class Statements:
         for name, wanted in self.snapshot.when:
             binding = self.find_variable(name)
             if binding is None:
-                if name in self._builtins:
+                if name in self.builtin_variables:
                     raise Failure(stmt, f"--when {name}: use a variable of the kernel, not a built-in")
                 raise Failure(stmt, f"--when {name}={wanted}: no variable {name} in scope at this line")
             if not isinstance(binding, Variable) or not isinstance(binding.value, Scalar):
@@ -201,6 +204,10 @@ class Statements:
             raise Failure(item, "a __shared__ variable cannot have an initializer")
         if id(item) in self._deferred:
             raise self._deferred[id(item)]
+        templated = self.templated_region(item)  # a template function's array: this instantiation's
+        if templated is not None:
+            self.declare(item.name, templated)
+            return
         region = self.shared.get(id(item))
         if region is None and id(item) in self._unused_shared:
             return
@@ -225,14 +232,18 @@ class Statements:
                 value = self.init_local_struct(t, item.init, mask, item)
                 self.declare(item.name, Variable(item.name, t, value))
                 return
-        if item.init is not None and not isinstance(item.init, S.InitList) and (
+        init = item.init
+        if isinstance(init, S.InitList) and len(init.items) == 1 and not item.type.dims and (
+                item.type.reference or item.type.base == "auto"):
+            init = init.items[0]  # `auto x{v}`, `const T &r{v}`: one braced value is that value
+        if init is not None and not isinstance(init, S.InitList) and (
                 item.type.reference or not item.type.dims):
             if item.type.reference:
-                target = self.lvalue(item.init, mask)
+                target = self.bind_reference(init, item.type, mask)
                 t = self.lvalue_type(target)
                 self.declare(item.name, Variable(item.name, t, None, ref=target))
                 return
-            init_value = self.eval(item.init, mask)
+            init_value = self.eval(init, mask)
         t = self.resolve_type(item.type, mask, init_value)
         if t.kind == "array":
             if t.scalar.kind not in ("int", "float", "bool"):
@@ -242,15 +253,27 @@ class Statements:
             if item.init is not None:
                 self._init_local_array(array, item.init, mask)
             return
-        if t.kind == "vec" and isinstance(item.init, S.InitList):
-            comps = [self.eval(e, mask) for e in item.init.items]
-            init_value = self._make_vector(t, comps, item)
-        elif isinstance(item.init, S.InitList):
-            if len(item.init.items) != 1:
-                raise Failure(item, "unsupported construct: brace initializer with several values")
-            init_value = self.eval(item.init.items[0], mask)
+        if isinstance(init, S.InitList):
+            init_value = self.braced_value(t, init, mask, item)
         value = self.coerce(init_value, t, item) if init_value is not None else self._uninitialized(t)
         self.declare(item.name, Variable(item.name, t, self.copy_value(value)))
+
+    def braced_value(self, t: CType, init: S.InitList, mask: Mask, node: S.Node) -> Value:
+        """The value ``T x{...}`` gives a scalar, vector or pointer: ``{}`` is zero (null),
+        ``{v}`` is ``v`` converted (a vector from a vector of its type too), ``{a, b, ..}``
+        a vector's components."""
+        values = [self.eval(e, mask) for e in init.items]
+        if not values:
+            if t.kind == "vec":
+                return Vector(t, [constant(t.elem, 0) for _ in range(t.count)])
+            if t.kind == "ptr":
+                return Pointer(t, None, np.int64(0))
+            return constant(t, 0)
+        if len(values) == 1 and (t.kind != "vec" or isinstance(values[0], Vector)):
+            return self.coerce(values[0], t, node)
+        if t.kind == "vec":
+            return self._make_vector(t, values, node)
+        raise Failure(node, f"unsupported construct: a {t} initialized from {len(values)} values")
 
     def _uninitialized(self, t: CType) -> Value | None:
         if t.kind == "vec":

@@ -16,6 +16,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import CompLV, Frame, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray
+from bankism.explain.simt.records import BASE_PREFIX
 from bankism.explain.simt.values import Failure, Mask, Struct, Value, constant
 
 
@@ -26,6 +27,8 @@ class StructInfo:
 
     definition: S.StructDef
     bindings: dict[str, object] = field(default_factory=dict)
+    #: The declarator of each entry of the type's ``fields``: base subobjects first.
+    items: list[S.Declarator] = field(default_factory=list)
 
 
 def _key(value: object) -> object:
@@ -75,15 +78,33 @@ class Structs:
         frame = Frame(self.kernel, [dict(self.globals), bindings], np.zeros(self.threads, bool), None)
         self.frames.append(frame)
         try:
+            bases = []
+            for written in chosen.bases:  # base subobjects first; an empty base takes no room
+                base_type = self.resolve_type(written, mask)
+                if base_type.kind != "struct":
+                    raise Failure(written, f"unsupported construct: base class {base_type}")
+                for inherited, binding in base_type.info.bindings.items():
+                    bindings.setdefault(inherited, binding)
+                if base_type.fields:
+                    item = S.Declarator(written.line, written.text, BASE_PREFIX + written.base, written, None)
+                    bases.append((item, base_type))
+            self.declare_enums(chosen.enums, bindings, mask)
             for alias_name, alias in chosen.aliases:
                 bindings[alias_name] = TypeAlias(self.resolve_type(alias, mask))
             for item in chosen.statics:
                 if item.init is None:
                     continue
+                if isinstance(item.init, S.InitList):  # `static constexpr int N{4};`
+                    t = self.resolve_type(item.type, mask)
+                    value = self._member_init(t, [item.init], mask, item)
+                    bindings[item.name] = Variable(item.name, t, value)
+                    continue
                 value = self.eval(item.init, mask)
                 t = self.resolve_type(item.type, mask, value)
                 bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
-            members = [(item.name, self.resolve_type(item.type, mask)) for item in chosen.fields]
+            info.items = [item for item, _ in bases] + list(chosen.fields)
+            members = [(item.name, t) for item, t in bases]
+            members += [(item.name, self.resolve_type(item.type, mask)) for item in chosen.fields]
             align = self.integer_constant(chosen.align, mask, "alignment") if chosen.align is not None else 1
         finally:
             self.frames.pop()
@@ -162,9 +183,11 @@ class Structs:
         ctors = [m for m in info.definition.methods
                  if m.name == info.definition.name and m.conversion is None and len(m.params) == len(args)]
         value = Struct(t, {})
-        for item, (name, ft, _) in zip(info.definition.fields, t.fields, strict=True):
+        for item, (name, ft, _) in zip(info.items, t.fields, strict=True):
             if item.init is not None and not ctors:
                 value.fields[name] = self._member_init(ft, [item.init], mask, node)
+            elif name.startswith(BASE_PREFIX):
+                value.fields[name] = self.construct(ft, [], mask, node)
             else:
                 value.fields[name] = self.default_value(ft, mask)
         if ctors:
@@ -181,6 +204,8 @@ class Structs:
         return value
 
     def _member_init(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
+        if len(exprs) == 1 and isinstance(exprs[0], S.InitList):  # `T m{a, b};`, `m{}`
+            exprs = exprs[0].items
         values = [self.eval(e, mask) for e in exprs]
         return self.construct(t, values, mask, node)
 
@@ -191,13 +216,14 @@ class Structs:
             return
         t = frame.this_type
         written = {name for name, _ in function.initializers}
-        for item, (name, ft, _) in zip(t.info.definition.fields, t.fields, strict=True):
+        for item, (name, ft, _) in zip(t.info.items, t.fields, strict=True):
             if item.init is not None and name not in written:
                 self.store_to(CompLV(frame.this, name, ft) if not isinstance(frame.this, MemLV)
                               else self.member_lvalue(frame.this, name, function), self._member_init(
                                   ft, [item.init], mask, function), mask, function)
         for name, exprs in function.initializers:
-            member = next((f for f in t.fields if f[0] == name), None)
+            member = next((f for f in t.fields if f[0] in (name, BASE_PREFIX + name)), None)
+            name = member[0] if member is not None else name
             if member is None:
                 raise Failure(function, f"unsupported construct: initializer of {name}, not a member of {t}")
             target = self.member_lvalue(frame.this, name, function)
@@ -225,6 +251,9 @@ class Structs:
                 if isinstance(base, MemLV):
                     return MemLV(base.region, base.offset + offset, ft, node)
                 return CompLV(base, name, ft)
+        embedded = self.embedded_lvalue(base, name, node)
+        if embedded is not None:
+            return embedded
         raise Failure(node, f"{t} has no member {name}")
 
     def find_method(self, t: CType, name: str, count: int, node: S.Node) -> S.Function:

@@ -9,7 +9,8 @@ import zipfile
 import numpy as np
 import pytest
 
-from bankism import BankismError, traceio
+from bankism import BankismError
+from bankism.trace import RECORD_FIELDS, iter_records, load, open_trace, save
 from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
@@ -29,7 +30,7 @@ def _write(tmp_path, doc, name="t.json"):
 
 def _error(path) -> str:
     with pytest.raises(BankismError) as caught:
-        traceio.load(path)
+        load(path)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith(str(path))
@@ -123,7 +124,7 @@ def test_bad_record_is_named(tmp_path, row, expected):
     path = _write(tmp_path, doc)
     document = json.loads(path.read_text())
     records = document["launches"][0]["records"]
-    for field, value in zip(traceio.RECORD_FIELDS, row, strict=True):
+    for field, value in zip(RECORD_FIELDS, row, strict=True):
         records[field].append(list(value) if isinstance(value, tuple) else value)
     path.write_text(json.dumps(document))
     message = _error(path)
@@ -164,7 +165,7 @@ def test_duplicate_site_and_launch_ids(tmp_path):
 
 
 def test_npz_errors_name_the_file(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(50))), tmp_path / "t.json", binary=True)
+    path = save(trace(launch(rows=random_rows(50))), tmp_path / "t.json", binary=True)
     npz = tmp_path / "t.npz"
     npz.write_bytes(npz.read_bytes()[:200])
     assert "t.npz" in _error(path)
@@ -173,7 +174,7 @@ def test_npz_errors_name_the_file(tmp_path):
 
 
 def test_npz_missing_array(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
+    path = save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
     with np.load(tmp_path / "t.npz") as archive:
         kept = {name: archive[name] for name in archive.files if name != "0/active"}
     np.savez(tmp_path / "t.npz", **kept)
@@ -182,7 +183,7 @@ def test_npz_missing_array(tmp_path):
 
 def test_npz_truncated_member_is_reported(tmp_path):
     """A member whose data stops early (the writer died) is an error, not silently short data."""
-    path = traceio.save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
+    path = save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
     with np.load(tmp_path / "t.npz") as archive:
         members = {name: archive[name] for name in archive.files}
     with zipfile.ZipFile(tmp_path / "t.npz", "w") as archive:
@@ -199,24 +200,24 @@ def test_npz_record_errors_count_from_the_launch_start(tmp_path):
     rows[25] = ((0, 0, 0), 0, 0, FULL, strided(4, base=10**6))
     doc = trace(launch(rows=[]))
     doc["launches"][0]["records"] = {k: np.asarray(v) for k, v in zip(
-        traceio.RECORD_FIELDS, zip(*rows, strict=True), strict=True)}
+        RECORD_FIELDS, zip(*rows, strict=True), strict=True)}
     doc["launches"][0]["records"]["block"] = doc["launches"][0]["records"]["block"].reshape(-1, 3)
     arrays = {f"0/{k}": v for k, v in doc["launches"][0].pop("records").items()}
     np.savez(tmp_path / "t.npz", **arrays)
     doc["launches"][0]["records_file"] = "t.npz"
     path = _write(tmp_path, doc)
     with pytest.raises(BankismError, match=r"launch 0, record 25: lane 0 address 1000000 is outside"):
-        list(traceio.iter_records(path, 0, chunk=10))
+        list(iter_records(path, 0, chunk=10))
 
 
 def test_unknown_launch_index(tmp_path):
-    path = traceio.save(trace(launch(index=4)), tmp_path / "t.json")
+    path = save(trace(launch(index=4)), tmp_path / "t.json")
     with pytest.raises(BankismError, match=r"no launch 1 \(the trace holds launches 4\)"):
-        list(traceio.iter_records(path, 1))
+        list(iter_records(path, 1))
 
 
 def test_saving_a_header_without_records_is_refused(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
-    header = traceio.open_trace(path).doc
+    path = save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
+    header = open_trace(path).doc
     with pytest.raises(BankismError, match="records are still in t.npz"):
-        traceio.save(header, tmp_path / "copy.json")
+        save(header, tmp_path / "copy.json")

@@ -10,22 +10,23 @@ import jsonschema
 import numpy as np
 import pytest
 
-from bankism import BankismError, traceio
+from bankism import BankismError
+from bankism.trace import RECORD_FIELDS, RECORD_LAYOUT, iter_records, load, save, schema
 from bankism.trace import write as trace_write
 from tests.builders import FULL, launch, random_rows, site, strided, trace
 
 
 def _same_records(a: dict, b: dict) -> None:
-    for field in traceio.RECORD_FIELDS:
-        assert a[field].dtype == traceio.RECORD_LAYOUT[field][0]
+    for field in RECORD_FIELDS:
+        assert a[field].dtype == RECORD_LAYOUT[field][0]
         np.testing.assert_array_equal(a[field], b[field])
 
 
 def test_inline_round_trip_keeps_header_and_records(tmp_path):
     doc = trace(launch(rows=random_rows(50, sites=1)))
-    path = traceio.save(doc, tmp_path / "t.json")
+    path = save(doc, tmp_path / "t.json")
     assert not (tmp_path / "t.npz").exists()
-    loaded = traceio.load(path)
+    loaded = load(path)
     original = doc["launches"][0]
     again = loaded["launches"][0]
     _same_records(again["records"], original["records"])
@@ -37,19 +38,19 @@ def test_inline_round_trip_keeps_header_and_records(tmp_path):
 
 def test_binary_round_trip_and_streaming(tmp_path):
     doc = trace(launch(rows=random_rows(1000, sites=1)), launch(index=3, rows=random_rows(10, seed=1)))
-    path = traceio.save(doc, tmp_path / "big.json", binary=True)
+    path = save(doc, tmp_path / "big.json", binary=True)
     on_disk = json.loads(path.read_text())
     assert [item["records_file"] for item in on_disk["launches"]] == ["big.npz", "big.npz"]
     assert all("records" not in item for item in on_disk["launches"])
     with np.load(tmp_path / "big.npz") as archive:
-        assert set(archive.files) == {f"{i}/{f}" for i in (0, 3) for f in traceio.RECORD_FIELDS}
-    loaded = traceio.load(path)
+        assert set(archive.files) == {f"{i}/{f}" for i in (0, 3) for f in RECORD_FIELDS}
+    loaded = load(path)
     for position in (0, 1):
-        for field in traceio.RECORD_FIELDS:
+        for field in RECORD_FIELDS:
             np.testing.assert_array_equal(
                 loaded["launches"][position]["records"][field], doc["launches"][position]["records"][field]
             )
-    chunks = list(traceio.iter_records(path, 0, chunk=300))
+    chunks = list(iter_records(path, 0, chunk=300))
     assert [c.start for c in chunks] == [0, 300, 600, 900]
     assert [len(c) for c in chunks] == [300, 300, 300, 100]
     joined = np.concatenate([c.addresses for c in chunks])
@@ -59,15 +60,15 @@ def test_binary_round_trip_and_streaming(tmp_path):
 
 def test_large_launch_goes_to_npz_automatically(tmp_path, monkeypatch):
     monkeypatch.setattr(trace_write, "INLINE_RECORD_LIMIT", 20)
-    traceio.save(trace(launch(rows=random_rows(21))), tmp_path / "a.json")
-    traceio.save(trace(launch(rows=random_rows(20))), tmp_path / "b.json")
+    save(trace(launch(rows=random_rows(21))), tmp_path / "a.json")
+    save(trace(launch(rows=random_rows(20))), tmp_path / "b.json")
     assert (tmp_path / "a.npz").exists()
     assert not (tmp_path / "b.npz").exists()
 
 
 def test_inline_iter_records_streams_too(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(25))), tmp_path / "t.json")
-    assert [len(c) for c in traceio.iter_records(path, 0, chunk=10)] == [10, 10, 5]
+    path = save(trace(launch(rows=random_rows(25))), tmp_path / "t.json")
+    assert [len(c) for c in iter_records(path, 0, chunk=10)] == [10, 10, 5]
 
 
 @pytest.mark.parametrize("writer", [np.savez, np.savez_compressed])
@@ -82,7 +83,7 @@ def test_npz_written_by_numpy_is_read(tmp_path, writer):
            "0/site": arrays["site"], "0/active": arrays["active"], "0/addresses": arrays["addresses"]},
     )
     (tmp_path / "other.json").write_text(json.dumps(doc))
-    loaded = traceio.load(tmp_path / "other.json")
+    loaded = load(tmp_path / "other.json")
     _same_records(loaded["launches"][0]["records"], arrays)
     assert "records_file" not in loaded["launches"][0]
 
@@ -90,26 +91,26 @@ def test_npz_written_by_numpy_is_read(tmp_path, writer):
 def test_empty_launch_round_trips(tmp_path):
     doc = trace(launch(rows=[]))
     for binary in (False, True):
-        loaded = traceio.load(traceio.save(doc, tmp_path / f"e{binary}.json", binary=binary))
+        loaded = load(save(doc, tmp_path / f"e{binary}.json", binary=binary))
         assert loaded["launches"][0]["records"]["addresses"].shape == (0, 32)
 
 
 def test_shipped_schema_is_valid_and_agrees_on_a_small_inline_trace(tmp_path):
-    jsonschema.Draft202012Validator.check_schema(traceio.schema())
-    path = traceio.save(trace(launch(rows=random_rows(3))), tmp_path / "t.json")
+    jsonschema.Draft202012Validator.check_schema(schema())
+    path = save(trace(launch(rows=random_rows(3))), tmp_path / "t.json")
     document = json.loads(path.read_text())
-    jsonschema.validate(document, traceio.schema())
+    jsonschema.validate(document, schema())
     addresses = document["launches"][0]["records"]["addresses"]
     addresses[1] = addresses[1][:31]
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(document, traceio.schema())
+        jsonschema.validate(document, schema())
     path.write_text(json.dumps(document))
     with pytest.raises(BankismError, match=r"launch 0, record 1: addresses is .*expected a list of 32"):
-        traceio.load(path)
+        load(path)
 
 
 def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
-    path = traceio.save(trace(launch()), tmp_path / "t.json")
+    path = save(trace(launch()), tmp_path / "t.json")
     before = path.read_text()
 
     def broken(*args, **kwargs):
@@ -117,7 +118,7 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
 
     monkeypatch.setattr(trace_write, "_write_npz", broken)
     with pytest.raises(BankismError, match="cannot write: disk full"):
-        traceio.save(trace(launch(rows=random_rows(5))), path, binary=True)
+        save(trace(launch(rows=random_rows(5))), path, binary=True)
     assert path.read_text() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
@@ -125,7 +126,7 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
 def test_save_refuses_an_invalid_document_and_writes_nothing(tmp_path):
     bad = trace(launch(rows=[((0, 0, 0), 0, 0, FULL, strided(4, base=10**6))]))
     with pytest.raises(BankismError, match="outside the launch's shared memory"):
-        traceio.save(bad, tmp_path / "t.json")
+        save(bad, tmp_path / "t.json")
     assert list(tmp_path.iterdir()) == []
 
 
@@ -134,7 +135,7 @@ def test_matrix_sites_check_only_their_row_lanes(tmp_path):
     rows = strided(16)[:8] + [7] * 24
     doc = trace(launch(sites=[site(0, op="ldmatrix", width=16, matrices=1)],
                        rows=[((0, 0, 0), 0, 0, FULL, rows)]))
-    loaded = traceio.load(traceio.save(doc, tmp_path / "m.json"))
+    loaded = load(save(doc, tmp_path / "m.json"))
     assert loaded["launches"][0]["records"]["addresses"][0, 8] == 7
 
 
@@ -142,7 +143,7 @@ def test_inactive_lanes_are_not_checked(tmp_path):
     addresses = strided(4)
     addresses[5] = 3
     doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL & ~(1 << 5), addresses)]))
-    loaded = traceio.load(traceio.save(doc, tmp_path / "t.json"))
+    loaded = load(save(doc, tmp_path / "t.json"))
     records = loaded["launches"][0]["records"]
     assert records["active"][0] == FULL & ~(1 << 5)
     assert records["addresses"][0, 5] == 3
@@ -152,28 +153,28 @@ def test_dynamic_shared_memory_may_start_after_alignment_padding(tmp_path):
     """Measured on H100: __align__(1024) dynamic memory after 100 static bytes starts at byte 2048."""
     sizes = {"static": 100, "dynamic": 256}
     fits = trace(launch(shared_bytes=sizes, rows=[((0, 0, 0), 0, 0, FULL, strided(4, base=2048))]))
-    traceio.save(fits, tmp_path / "ok.json")
+    save(fits, tmp_path / "ok.json")
     past = trace(launch(shared_bytes=sizes, rows=[((0, 0, 0), 0, 0, FULL, strided(4, base=2180))]))
     with pytest.raises(BankismError, match=r"record 0: lane 31 address 2304 is outside"):
-        traceio.save(past, tmp_path / "bad.json")
+        save(past, tmp_path / "bad.json")
 
 
 def test_record_chunk_dict_matches_fields(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(4))), tmp_path / "t.json")
-    chunk = next(traceio.iter_records(path, 0))
-    assert list(chunk.as_dict()) == list(traceio.RECORD_FIELDS)
+    path = save(trace(launch(rows=random_rows(4))), tmp_path / "t.json")
+    chunk = next(iter_records(path, 0))
+    assert list(chunk.as_dict()) == list(RECORD_FIELDS)
 
 
 def test_zip_of_the_npz_holds_npy_members(tmp_path):
-    traceio.save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
+    save(trace(launch(rows=random_rows(5))), tmp_path / "t.json", binary=True)
     with zipfile.ZipFile(tmp_path / "t.npz") as archive:
-        assert sorted(archive.namelist()) == sorted(f"0/{f}.npy" for f in traceio.RECORD_FIELDS)
+        assert sorted(archive.namelist()) == sorted(f"0/{f}.npy" for f in RECORD_FIELDS)
 
 
 def test_stopping_a_stream_early_releases_the_reader(tmp_path):
-    path = traceio.save(trace(launch(rows=random_rows(100))), tmp_path / "t.json", binary=True)
+    path = save(trace(launch(rows=random_rows(100))), tmp_path / "t.json", binary=True)
     before = threading.active_count()
-    stream = traceio.iter_records(path, 0, chunk=10)
+    stream = iter_records(path, 0, chunk=10)
     assert next(stream).start == 0
     stream.close()
     assert threading.active_count() == before

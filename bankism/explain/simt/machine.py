@@ -1,0 +1,71 @@
+"""What the CUDA stand-ins (``explain/cuda``) and the loop shortcut (``repeat``) may use of the SIMT
+machine: a typed ``Protocol`` in place of an untyped ``machine`` argument. ``interpreter.Machine``
+is the one class that has all of it (its mixins supply the methods)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import numpy as np
+
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.bindings import BlockContext, Frame, LoopState, LValue, MemLV, SnapshotRequest
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import GlobalMatrix, SharedStore, SharedVariable
+from bankism.explain.simt.recording import Recorder
+from bankism.explain.simt.values import Mask, Value
+
+
+class SimtMachine(Protocol):
+    """One thread block being interpreted: every statement runs for all its threads at once."""
+
+    kernel: S.Function
+    context: BlockContext
+    recorder: Recorder
+    snapshot: SnapshotRequest | None
+    snapshot_taken: bool
+    #: Threads of the block, and each thread's linear index (lane ``i`` of warp ``i // LANES``).
+    threads: int
+    lanes: np.ndarray
+    frames: list[Frame]
+    loops: list[LoopState]
+    span: tuple[int, int] | None
+    call_stack: list[tuple[str, S.Node]]
+    notes: list[str]
+    no_repeat: set[int]
+    matrices: list[GlobalMatrix]
+    shared_arrays: list[SharedVariable]
+    store: SharedStore
+    bindings: dict[str, object]
+    #: threadIdx, blockIdx, blockDim, gridDim, warpSize as values.
+    builtin_variables: dict[str, Value]
+    #: The expression statement whose value is unused (nvcc may compile it to another instruction).
+    discarded: S.Expr | None
+
+    @property
+    def frame(self) -> Frame: ...
+
+    def run(self) -> None: ...
+    def exec(self, stmt: S.Stmt, mask: Mask) -> Mask: ...
+    def eval(self, expr: S.Expr, mask: Mask) -> Value: ...
+    def truth(self, expr: S.Expr, mask: Mask) -> np.ndarray | np.bool_: ...
+    def truth_of(self, value: Value, expr: S.Node, mask: Mask) -> np.ndarray | np.bool_: ...
+    def lvalue(self, expr: S.Expr, mask: Mask) -> LValue: ...
+    def lvalue_type(self, target: LValue) -> CType: ...
+    def load(self, target: LValue, mask: Mask) -> Value: ...
+    def store_to(self, target: LValue, value: Value, mask: Mask, node: S.Node) -> Value: ...
+    def integer_constant(self, expr: S.Expr, mask: Mask, what: str) -> int: ...
+    def template_value(self, given: S.TypeName | S.Expr, mask: Mask) -> int: ...
+    def resolve_type(self, type_name: S.TypeName, mask: Mask, init: Value | None = None) -> CType: ...
+    def unsure_lanes(self) -> np.ndarray | None: ...
+
+    def record_shared_access(self, target: MemLV, mask: Mask, op: str,
+                             atomic_op: str | None = None) -> np.ndarray:
+        """Per-thread shared-window byte addresses of ``target``, checked, and the warp-instructions
+        recorded at its site."""
+        ...
+
+    def shared_region_of(self, addresses: np.ndarray, lanes: np.ndarray, width: int,
+                         node: S.Node) -> SharedVariable:
+        """The __shared__ array the checked lanes' addresses fall in (bounds and alignment checked)."""
+        ...

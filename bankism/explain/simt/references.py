@@ -1,0 +1,81 @@
+"""References and addresses of locals in the SIMT interpreter: what a reference parameter or
+variable binds to (an object, or a temporary holding an expression's value, as C++ binds a
+``const T&`` to ``a + b``), and ``&v`` / ``&v.x`` of a local variable used as an array (the
+variable moves into a per-thread local array, which a pointer can index)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import CompLV, MemLV, Variable, VarLV
+from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import LocalArray, local_store
+from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Value, Vector
+
+#: Expressions that designate an object (a reference binds to the object itself).
+_OBJECTS = (S.Name, S.Subscript, S.Member, S.Call, S.MethodCall, S.This)
+
+
+def designates_object(expr: S.Expr) -> bool:
+    """Whether ``expr`` is an lvalue a reference binds to directly (not a temporary)."""
+    return (isinstance(expr, _OBJECTS) or (isinstance(expr, S.Unary) and expr.op == "*")
+            or (isinstance(expr, S.Cast) and expr.target.reference))  # reinterpret_cast<T(&)[N]>(a)
+
+
+class References:
+    """Reference binding and addresses of locals (a mixin of ``Machine``)."""
+
+    def bind_reference(self, expr: S.Expr, declared: S.TypeName, mask: Mask, t: CType | None = None,
+                       value: Value | None = None) -> object:
+        """The lvalue a reference of type ``declared`` (``t`` once resolved) binds to: the
+        object ``expr`` designates, or, for a ``const T&``, a temporary holding the value of
+        an expression that is not an object (or not one of type T); ``value`` is that value
+        when the caller evaluated it already."""
+        if value is not None:
+            pass
+        elif designates_object(expr):
+            target = self.lvalue(expr, mask)
+            if not declared.const or t is None or declared.base == "auto":
+                return target
+            held = self.lvalue_type(target)
+            if held == t or held.kind == "struct" or t.kind not in ("int", "float", "bool", "ptr", "vec"):
+                return target
+            value = self.load(target, mask)
+        elif not declared.const:
+            raise Failure(expr, "unsupported construct: a non-const reference bound to a value that is not "
+                                "an object")
+        else:
+            value = self.eval(expr, mask)
+        if t is not None and declared.base != "auto":
+            value = self.coerce(value, t, expr)
+        return VarLV(Variable("(temporary)", value.type, self.copy_value(value)))
+
+    def argument_value(self, expr: S.Expr, mask: Mask) -> Value | None:
+        """The value of an argument passed to a reference parameter when it is not an object
+        (for template deduction); None when it designates one."""
+        return None if designates_object(expr) else self.eval(expr, mask)
+
+    def local_address(self, target: VarLV | CompLV, expr: S.Node, mask: Mask) -> Pointer:
+        """``&v`` or ``&v.x`` of a local scalar or vector variable: the variable moves into a
+        per-thread local array (its value copied in), so a pointer can index its components."""
+        base, component = (target, 0) if isinstance(target, VarLV) else (target.base, target.index)
+        if not isinstance(base, VarLV) or not isinstance(component, int):
+            raise Failure(expr, "unsupported construct: address of a member of a local struct")
+        var = base.var
+        t = var.type
+        padded = t.kind == "vec" and t.size != t.elem.size * t.count
+        if t.kind not in ("int", "float", "bool", "vec") or padded:
+            raise Failure(expr, f"unsupported construct: address of a local {t}")
+        scalar = t.elem if t.kind == "vec" else t
+        array = LocalArray(var.name, C.array_of(scalar, t.count if t.kind == "vec" else 1), self.threads)
+        if var.value is not None:
+            comps = var.value.comps if isinstance(var.value, Vector) else [var.value]
+            full = Mask(np.ones(self.threads, bool), True, False)
+            for i, comp in enumerate(comps):
+                if isinstance(comp, Scalar):
+                    local_store(array, np.int64(i), comp, full)
+        var.value = None
+        var.ref = MemLV(array, np.int64(0), t, expr)
+        return Pointer(C.pointer_to(scalar), array, np.int64(component * scalar.size))
