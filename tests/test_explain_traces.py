@@ -46,8 +46,6 @@ EXPECTED_REFUSALS = {
     **{f"{name}_conflict.json": "hw/timing/pairs.cu: the loop's stride is the kernel parameter `step`, "
        "known only at run time" for name in ("col32", "quad_fma", "lds64", "lds128", "sts2")},
     "hist_conflict.json": "hw/timing/pairs.cu: bins are values read from global memory",
-    "mma_ldsm_conflict.json": "hw/timing/pairs.cu:396: the ldmatrix_x4 helper (an array-reference "
-                              "parameter) is not resolved",
     "wmma_conflict.json": "hw/timing/pairs.cu:450: a local array of wmma::fragment",
 }
 #: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
