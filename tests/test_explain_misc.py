@@ -154,3 +154,21 @@ def test_a_double_buffer_repeats_in_pairs(k):
     assert site(report, 11, "tiles", "load")["wavefronts"] == 32 * evens + (k - evens)
     notes = [n for n in report["assumptions"] if "a period of two" in n]
     assert len(notes) == 1 and f"to {k} make" in notes[0]
+
+
+def test_punned_values_equal_the_h100s():
+    """Every address explain computes for the punning kernels' sites is the index the H100
+    computed from the same expressions (traces/explain_misc/values.txt)."""
+    measured: dict[str, dict[int, int]] = {}
+    values = DATA.parents[1].parent / "traces" / "explain_misc" / "values.txt"
+    for line in values.read_text().splitlines():
+        name, thread, value = line.split()
+        measured.setdefault(name, {})[int(thread)] = int(value)
+    reports = {"punning": run(MISC / "punning.cu"), "asm_forms": run(MISC / "asm_forms.cu")}
+    assert len(measured) == 9
+    for name, per_thread in measured.items():
+        kernel, line = name.split(":")
+        found = site(reports[kernel], int(line), "s", "store")
+        got = {32 * w["warp"] + lane: (a - BASE) // 4 for w in found["warps"]
+               for lane, a in enumerate(w["lane_addresses"])}
+        assert got == per_thread, name

@@ -164,13 +164,13 @@ class _Flow:
         """Seeds and flows of every part of ``expr``."""
         for node in S.walk(expr):
             if isinstance(node, S.Assign | S.IncDec):
-                root = _root(node.target)
                 value = _names(node.value) if isinstance(node, S.Assign) else set()
                 indices = _indices(node.target)
-                if root is None:
-                    self.seeds.update(value | _names(node.target))
-                else:
+                roots = _roots(node.target)  # the names the written object is reached through
+                for root in roots:
                     self.depend(root, value | indices)
+                if not roots:
+                    self.seeds.update(value | indices)
             elif isinstance(node, S.Subscript):
                 self.seeds.update(_names(node.index))
             elif isinstance(node, S.Unary) and node.op == "*":
@@ -238,6 +238,16 @@ def _root(target: S.Expr) -> str | None:
             target = target.operand
         else:
             return None
+
+
+def _roots(target: S.Expr) -> set[str]:
+    """The names an assignment's target may be reached through: its variable, or, for a target
+    reached through pointer arithmetic (``(float4 *)(C + row * n)[i]``), every name outside its
+    subscripts (one of them is the pointer)."""
+    root = _root(target)
+    if root is not None:
+        return {root}
+    return _names(target) - _indices(target)
 
 
 def _indices(target: S.Expr) -> set[str]:

@@ -51,7 +51,7 @@ def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variabl
     step = _step(update, name)
     if step is None or not _body_allows(stmt.body, name):
         return None
-    counter = machine.frame.scopes[-1].get(name)
+    counter = next((scope[name] for scope in reversed(machine.frame.scopes) if name in scope), None)
     if not isinstance(counter, Variable) or not isinstance(counter.value, Scalar):
         return None
     try:
