@@ -3,6 +3,7 @@ kinds, per-kind sums), both running the one Numba kernel over pieces of the batc
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from functools import partial
 
@@ -11,7 +12,6 @@ import numpy as np
 from bankism.arch import DEFAULT_ARCH, LANES, Architecture, get_arch
 from bankism.engine import parallel
 from bankism.engine.inputs import as_addresses, as_masks, check_arguments, geometry, narrow, resolve
-from bankism.engine.kernel import simulate_kernel
 from bankism.engine.result import SimulationResult
 from bankism.engine.table import ErrorCode, KindColumn, TotalColumn, WorstColumn, kind_table
 from bankism.errors import BankismError
@@ -21,6 +21,21 @@ ERROR_TEXT = {
     ErrorCode.RANGE: "address {a} + {w} bytes is past the {size}-byte shared memory of {arch}",
     ErrorCode.ALIGN: "address {a} is not aligned to the {w}-byte access width",
 }
+
+
+#: Batches up to this many warp-instructions run the kernel as plain Python while Numba is not
+#: imported (about 0.1 ms each, against about 0.5 s to import Numba and load the compiled kernel).
+PYTHON_KERNEL_MAX = 2000
+
+
+def kernel_for(n: int):  # noqa: ANN201
+    """The kernel to run ``n`` warp-instructions with: the compiled one, or for a small batch in a
+    process that has not imported Numba, the same source as plain Python (``kernel_python``)."""
+    if n <= PYTHON_KERNEL_MAX and "numba" not in sys.modules:
+        from bankism.engine.kernel_python import simulate_kernel
+    else:
+        from bankism.engine.kernel import simulate_kernel
+    return simulate_kernel
 
 
 def run_kernel(rows, masks, kind_of, tables, n_kinds, per_record):
@@ -38,6 +53,8 @@ def run_kernel(rows, masks, kind_of, tables, n_kinds, per_record):
     cycle_totals = np.zeros((count, n_kinds), np.float64)
     worst = np.full((count, n_kinds, 3), -1, np.int64)
     one_mask, one_kind = masks.shape[0] == 1, kind_of.shape[0] == 1
+
+    simulate_kernel = kernel_for(n)
 
     def piece(p: int, lo: int, hi: int) -> None:
         simulate_kernel(

@@ -7,10 +7,12 @@ table that ``bankism.engine`` builds from ``arch.py`` (columns ``KindColumn``).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from bankism.arch import LANES
+from bankism.engine.jit import compiler
 from bankism.engine.table import ErrorCode, KindColumn, TotalColumn, WorstColumn
+
+njit = compiler(__name__)  # Numba's, or none for the plain-Python copy (kernel_python)
 
 MAX_TRANSACTIONS = 4
 

@@ -10,7 +10,7 @@ import numpy as np
 from bankism.arch import MATRIX_OPS, Architecture, Rule
 from bankism.engine.bankmap import BankMap
 from bankism.engine.inputs import lanes_mask, lanes_used
-from bankism.engine.kernel import merged_pairs
+from bankism.engine.kernel_python import merged_pairs  # a few calls per report: no need to compile
 from bankism.errors import BankismError
 
 

@@ -31,6 +31,7 @@ from bankism.explain.simt.values import (
     constant,
     convert,
     flags_per_thread,
+    forget,
     gather_lanes,
     per_thread,
     unknown,
@@ -187,35 +188,46 @@ def _lane_ids(machine: SimtMachine) -> tuple[np.ndarray, np.ndarray]:
     return tid % LANES, tid - tid % LANES
 
 
-def _shuffle(kind: str) -> Handler:
+def _shuffle(kind: str, legacy: bool = False) -> Handler:
     """__shfl_sync and friends: thread i takes the value of the lane the variant names,
-    within segments of ``width`` lanes (its own value when the source is out of range)."""
+    within segments of ``width`` lanes (its own value when the source is out of range). A
+    value from a lane that does not run is undefined in CUDA: it is not known. ``legacy``: the
+    pre-CUDA-9 form without a member mask (``__shfl_xor(v, 16)``), over the running lanes."""
+    first = 0 if legacy else 1
 
     def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
-        values = arguments(machine, expr, mask, (3, 4))
-        value, selector = values[1], values[2]
+        values = arguments(machine, expr, mask, (first + 2, first + 3))
+        value, selector = values[first], values[first + 1]
         width = LANES
-        if len(values) == 4:
-            width = machine.integer_constant(expr.args[3], mask, "shuffle width")
+        if len(values) == first + 3:
+            width = machine.integer_constant(expr.args[first + 2], mask, "shuffle width")
         if not isinstance(selector, Scalar) or not all_known(selector.known, mask):
             raise Failure(expr, f"{expr.function}() lane argument must be a known integer")
         lane, warp_base = _lane_ids(machine)
         amount = per_thread(np.asarray(selector.data, np.int64), machine.threads)
         index = warp_base + shuffle_source(lane, amount, width, kind)
         index = np.where(index < machine.threads, index, machine.lanes)
-        return gather_lanes(value, index)
+        result = gather_lanes(value, index)
+        idle = mask.arr & ~mask.arr[index]
+        if idle.any():
+            result = forget(result, idle, f"a value {expr.function}() read from a lane that does not run")
+        return result
 
     return handler
 
 
 for _suffix, _kind in (("", "idx"), ("_xor", "xor"), ("_down", "down"), ("_up", "up")):
     BUILTINS[f"__shfl{_suffix}_sync"] = _shuffle(_kind)
+    BUILTINS[f"__shfl{_suffix}"] = _shuffle(_kind, legacy=True)
 
 
-def _vote(kind: str) -> Handler:
+def _vote(kind: str, legacy: bool = False) -> Handler:
+    """__ballot_sync/__any_sync/__all_sync over the running lanes of each warp; ``legacy``: the
+    pre-CUDA-9 __ballot/__any/__all (no member mask)."""
+
     def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
-        values = arguments(machine, expr, mask, 2)
-        predicate = machine.truth_of(values[1], expr, mask)
+        values = arguments(machine, expr, mask, 1 if legacy else 2)
+        predicate = machine.truth_of(values[-1], expr, mask)
         bits = per_thread(np.asarray(predicate, bool), machine.threads) & mask.arr
         lane, warp_base = _lane_ids(machine)
         warps = machine.lanes // LANES
@@ -232,9 +244,9 @@ def _vote(kind: str) -> Handler:
     return handler
 
 
-BUILTINS["__ballot_sync"] = _vote("ballot")
-BUILTINS["__any_sync"] = _vote("any")
-BUILTINS["__all_sync"] = _vote("all")
+for _kind in ("ballot", "any", "all"):
+    BUILTINS[f"__{_kind}_sync"] = _vote(_kind)
+    BUILTINS[f"__{_kind}"] = _vote(_kind, legacy=True)
 
 
 def _activemask(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:

@@ -20,6 +20,7 @@ import numpy as np
 from bankism.arch import LANES
 from bankism.explain.cuda.ptx import Asm, AsmOperand, Operand, PtxStatement, PtxSyntaxError, statements
 from bankism.explain.cuda.ptx_shared import PtxSharedMemory
+from bankism.explain.cuda.ptx_special import is_lane_special, lane_special
 from bankism.explain.cuda.ptx_types import (
     ARITH,
     B128,
@@ -125,6 +126,8 @@ class InlinePtx(PtxSharedMemory):
             value = state.regs[name]
         elif name in SPECIAL_REGISTERS:
             value = self._special(name)
+        elif is_lane_special(name):
+            value = lane_special(name, self.lanes)
         else:
             raise Failure(stmt, f"unsupported construct: PTX register {name} (not declared in the asm, "
                                 "or a special register explain does not model)")

@@ -412,15 +412,15 @@ class Declarations(CppDeclarations):
             elif kind == "pointer_declarator" or kind == "abstract_pointer_declarator":
                 pointers += 1
                 current = current.child_by_field_name("declarator")
-            elif kind == "reference_declarator":
+            elif kind in ("reference_declarator", "abstract_reference_declarator"):
                 reference = True
                 current = named_children(current)[-1] if named_children(current) else None
             elif kind in ("array_declarator", "abstract_array_declarator"):
                 size = current.child_by_field_name("size")
                 dims.insert(0, self.expr(size) if size is not None else None)
                 current = current.child_by_field_name("declarator")
-            elif kind == "parenthesized_declarator":
-                raise self.unsupported(current, "parenthesized declarator")
+            elif kind in ("parenthesized_declarator", "abstract_parenthesized_declarator"):
+                current = self._parenthesized(current, dims)
             elif kind == "function_declarator":
                 raise self.unsupported(current, "function declaration inside a kernel")
             else:
@@ -430,6 +430,21 @@ class Declarations(CppDeclarations):
                                align, args, scope, **self._type_extras(node))
         type_name.file = self._file(node)
         return type_name, name
+
+    def _parenthesized(self, node: Node, dims: list) -> Node | None:
+        """The declarator inside ``(&name)`` or ``(&)``: a reference to an array (``T (&r)[M][N]``,
+        ``reinterpret_cast<T (&)[N]>``) or a plain name in parentheses. A pointer to an array
+        (``T (*p)[N]``) has no type here, and is refused."""
+        inner = named_children(node)
+        if not inner:
+            return None
+        inside = inner[0]
+        if inside.type in ("pointer_declarator", "abstract_pointer_declarator") and dims:
+            raise self.unsupported(node, "pointer to an array")
+        if inside.type not in ("reference_declarator", "abstract_reference_declarator", "identifier",
+                               "field_identifier", "pointer_declarator", "abstract_pointer_declarator"):
+            raise self.unsupported(node, "parenthesized declarator")
+        return inside
 
     def _type_descriptor(self, node: Node) -> S.TypeName:
         type_name, _ = self._declared(node, node.child_by_field_name("declarator"))

@@ -4,7 +4,7 @@ the kernels it finds into the small tree of ``syntax`` and collects the launches
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
 
@@ -12,6 +12,12 @@ from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.declarations import RECORDS, Declarations
 from bankism.explain.frontend.expressions import ExpressionConverter, parse_number  # noqa: F401 (re-exported)
+from bankism.explain.frontend.misread import (
+    array_reference_declaration,
+    misread_array_reference,
+    misread_comparisons,
+    misread_template_declaration,
+)
 from bankism.explain.frontend.preprocess import Preprocessed
 from bankism.explain.frontend.treesitter import (
     child_of_type,
@@ -89,6 +95,12 @@ def parse(pre: Preprocessed) -> Program:
     type aliases, file-scope declarations and launches. Nothing here refuses: a definition
     bankism cannot read is kept with its error, raised only if the kernel uses it."""
     tree = parser().parse(pre.text.encode())
+    for _ in range(8):  # each pass clears the outermost misreads; nested ones show up after it
+        fixed = misread_comparisons(pre.text, tree.root_node)
+        if fixed is None:
+            break
+        pre = replace(pre, text=fixed)
+        tree = parser().parse(pre.text.encode())
     _check_nesting(tree.root_node, pre)
     converter = _Converter(pre)
     functions: dict[str, list[S.Function]] = {}
@@ -274,6 +286,8 @@ class _Converter(Declarations, ExpressionConverter):
             if not children:
                 return S.Block(line, text, end, [])
             declaration = self._misread_declaration(node, children[0])
+            if isinstance(declaration, S.Decl):
+                return declaration
             if declaration is not None:
                 return self.declaration(declaration)
             if len(children) > 1 or node.has_error:
@@ -365,22 +379,13 @@ class _Converter(Declarations, ExpressionConverter):
         }
         raise self.unsupported(node, names.get(kind, kind.replace("_", " ")))
 
-    def _misread_declaration(self, node: Node, expression: Node) -> Node | None:
+    def _misread_declaration(self, node: Node, expression: Node) -> Node | S.Decl | None:
         """``ns::Tile<32> t = f();`` that tree-sitter read as ``(ns::Tile < 32) > (t = f())``:
         the same text parsed where only a declaration fits (at file scope, on the same row and
         column, so lines stay right), or None when the statement is not of that shape."""
-        if (
-            expression.type != "binary_expression"
-            or node_text(expression.child_by_field_name("operator")) != ">"
-        ):
-            return None
-        left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
-        if left.type != "binary_expression" or node_text(left.child_by_field_name("operator")) != "<":
-            return None
-        if left.child_by_field_name("left").type not in ("identifier", "qualified_identifier"):
-            return None
-        target = right.child_by_field_name("left") if right.type == "assignment_expression" else right
-        if target is None or target.type != "identifier":
+        if misread_array_reference(expression):
+            return array_reference_declaration(self, node, expression)
+        if not misread_template_declaration(expression):
             return None
         padding = "\n" * node.start_point.row + " " * node.start_point.column
         tree = parser().parse((padding + node_text(node)).encode())

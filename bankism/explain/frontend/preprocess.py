@@ -13,6 +13,7 @@ from pcpp import Preprocessor
 from pcpp.parser import Action, OutputDirective
 
 from bankism.errors import BankismError
+from bankism.explain.frontend.asm_operands import asm_operand_commas
 from bankism.inputs import Budget, limit, over_limit, read_text
 
 #: Macros nvcc's headers provide that the parser must see in a form it understands.
@@ -206,7 +207,7 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     if preprocessor.errors:
         raise BankismError(preprocessor.errors[0])
     pre = _strip_line_directives(text + out.getvalue(), filename)
-    return replace(pre, missing=list(preprocessor.missing))
+    return replace(pre, text=asm_operand_commas(pre.text), missing=list(preprocessor.missing))
 
 
 def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -> str:

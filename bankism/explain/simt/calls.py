@@ -94,6 +94,9 @@ class Calls:
                       if not f.is_kernel and len(f.params) >= given
                       and all(p.default is not None for p in f.params[given:])]
         if not candidates:
+            unreadable = [f for f in self.program.functions[expr.function] if f.error is not None]
+            if unreadable:  # its parameters were not read: say why rather than "no such function"
+                raise BankismError(unreadable[0].error)
             raise Failure(expr, f"unsupported construct: no device function {expr.function} with "
                                 f"{len(expr.args)} argument(s)")
         if len(candidates) == 1:

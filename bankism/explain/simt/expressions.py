@@ -368,6 +368,8 @@ class Expressions:
         raise Failure(expr, "unsupported construct: brace list used as a value")
 
     def _cast(self, expr: S.Cast, mask: Mask) -> Value:
+        if expr.target.reference:
+            return self.load(self.lvalue(expr, mask), mask)
         t = self.resolve_type(expr.target, mask)
         value = self.eval(expr.value, mask)
         if isinstance(value, Struct) and t != value.type:

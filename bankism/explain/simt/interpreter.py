@@ -41,6 +41,7 @@ from bankism.explain.simt.phases import Phases
 from bankism.explain.simt.recording import Recorder, SourceSite
 from bankism.explain.simt.records import Records, member_path
 from bankism.explain.simt.references import References
+from bankism.explain.simt.relevance import skippable_statements
 from bankism.explain.simt.shared_layout import SharedLayout, check_shared_fits
 from bankism.explain.simt.statements import Statements
 from bankism.explain.simt.struct_copy import StructCopies
@@ -86,6 +87,8 @@ class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, Referen
         self.snapshot = snapshot
         self.on_snapshot = on_snapshot
         self.snapshot_taken = False
+        #: Expression statements whose results never matter (``relevance``), with their names.
+        self.skippable = {} if snapshot is not None else skippable_statements(program, kernel)
         bx, by, bz = context.block
         self.threads = bx * by * bz
         tid = np.arange(self.threads, dtype=np.int64)

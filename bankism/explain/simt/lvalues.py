@@ -30,6 +30,7 @@ from bankism.explain.simt.memory import (
     local_slots,
     local_store,
 )
+from bankism.explain.simt.punning import read_as, reinterpreted, write_as
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -107,10 +108,24 @@ class Lvalues:
             index = self._component(expr, t)
             return self._component_lvalue(base, index, t, expr)
         if isinstance(expr, S.Cast):
+            if expr.target.reference:
+                return self._reference_cast(expr, mask)
             return self.lvalue(expr.value, mask)
         if isinstance(expr, S.Call | S.MethodCall):
             return self._call_lvalue(expr, mask)
         raise Failure(expr, "unsupported construct: this expression cannot be assigned or addressed")
+
+    def _reference_cast(self, expr: S.Cast, mask: Mask) -> LValue:
+        """``reinterpret_cast<T(&)[N]>(a)``, ``reinterpret_cast<T&>(x)``: the same bytes seen as
+        ``T`` (memory, local arrays included); a variable only as its own type."""
+        t = self.resolve_type(expr.target, mask)
+        base = self.lvalue(expr.value, mask)
+        if isinstance(base, MemLV):
+            return MemLV(base.region, base.offset, t, expr, base.known, base.taint)
+        if self.lvalue_type(base) == t:
+            return base
+        raise Failure(expr, f"unsupported construct: a {self.lvalue_type(base)} variable seen as {t} "
+                            "through a reference")
 
     def _this_lvalue(self, expr: S.Node) -> LValue:
         if self.frame.this is None:
@@ -221,6 +236,12 @@ class Lvalues:
                     f"the index into local array {region.name} depends on {target.taint}, "
                     "which bankism does not know",
                 )
+            comp = t.elem if t.kind == "vec" else t
+            if comp.is_arithmetic and reinterpreted(region.unit, comp):
+                if t.kind == "vec":
+                    return Vector(t, [read_as(region, target.offset + i * comp.size, comp, mask, target.node)
+                                      for i in range(t.count)])
+                return read_as(region, target.offset, t, mask, target.node)
             slots = local_slots(region, target.offset, t, target.node)
             if t.kind == "vec":
                 return Vector(t, [local_load(region, slots + i, t.elem, mask) for i in range(t.count)])
@@ -352,10 +373,16 @@ class Lvalues:
                     f"the index into local array {region.name} depends on {target.taint}, "
                     "which bankism does not know",
                 )
-            slots = local_slots(region, target.offset, t, node)
             doubtful = self.unsure_lanes()
             if doubtful is not None and (doubtful & mask.arr).any():
                 value = forget(value, doubtful & mask.arr, self.unsure_reason())
+            comp = t.elem if t.kind == "vec" else t
+            if comp.is_arithmetic and reinterpreted(region.unit, comp):
+                comps = value.comps if isinstance(value, Vector) else [value]
+                for i, part in enumerate(comps):
+                    write_as(region, target.offset + i * comp.size, part, mask, node)
+                return value
+            slots = local_slots(region, target.offset, t, node)
             if isinstance(value, Vector):
                 for i, comp in enumerate(value.comps):
                     local_store(region, slots + i, comp, mask)

@@ -51,7 +51,9 @@ class GlobalMatrix:
 
 @dataclass(eq=False)
 class LocalArray:
-    """A per-thread array (registers or local memory): one row of values per scalar slot."""
+    """A per-thread array (registers or local memory): one row of values per storage unit.
+    ``unit`` is the element type until the array is written through a narrower type
+    (``punning``), then that type."""
 
     name: str
     type: CType
@@ -59,16 +61,31 @@ class LocalArray:
     data: np.ndarray = field(init=False)
     known: np.ndarray = field(init=False)
     src: np.ndarray = field(init=False)
+    unit: CType = field(init=False)
 
     def __post_init__(self) -> None:
-        slots = self.type.size // self.scalar.size
-        self.data = np.zeros((slots, self.threads), self.scalar.dtype)
+        self.unit = self.type.scalar
+        slots = self.type.size // self.unit.size
+        self.data = np.zeros((slots, self.threads), self.unit.dtype)
         self.known = np.zeros((slots, self.threads), bool)
         self.src = np.full((slots, self.threads), -1, np.int64)
 
     @property
     def scalar(self) -> CType:
         return self.type.scalar
+
+    def state(self) -> tuple:
+        """A copy of what the array holds (for ``restore``)."""
+        return (self.data.copy(), self.known.copy(), self.src.copy(), self.unit)
+
+    def restore(self, state: tuple) -> None:
+        data, known, src, unit = state
+        self.data, self.known, self.src, self.unit = data.copy(), known.copy(), src.copy(), unit
+
+    def copy(self) -> LocalArray:
+        twin = LocalArray(self.name, self.type, self.threads)
+        twin.restore(self.state())
+        return twin
 
 
 def describe_source(src: int, matrices: list[GlobalMatrix]) -> str | None:
@@ -214,9 +231,9 @@ def value_text(bits: int, t: CType) -> str:
 
 def local_slots(array: LocalArray, offsets: np.ndarray | np.generic, t: CType, node: object) -> np.ndarray:
     """The scalar slot(s) an access of type ``t`` at byte ``offsets`` touches in ``array``."""
-    unit = array.scalar.size
+    unit = array.unit.size
     if t.scalar.size != unit:
-        raise Failure(node, f"reading local array {array.name} of {array.scalar} as {t}")
+        raise Failure(node, f"reading local array {array.name} of {array.unit} as {t}")
     if not isinstance(offsets, np.ndarray) or offsets.ndim == 0:
         offset = int(offsets)
         if offset % unit or offset < 0 or offset + t.size > array.type.size:
@@ -238,14 +255,14 @@ def local_load(array: LocalArray, slot: np.ndarray, t: CType, mask: Mask) -> Sca
     else:
         lanes = np.arange(array.threads)
         data, known, src = array.data[slot, lanes], array.known[slot, lanes], array.src[slot, lanes]
-    if t != array.scalar:
-        return convert(Scalar(array.scalar, data.copy(), known.copy(), src.copy(), None), t)
+    if t != array.unit:
+        return convert(Scalar(array.unit, data.copy(), known.copy(), src.copy(), None), t)
     return Scalar(t, data.copy(), known.copy(), src.copy(), None if known.all() else "values not known")
 
 
 def local_store(array: LocalArray, slot: np.ndarray, value: Scalar, mask: Mask) -> None:
     """Masked scalar store to slot(s) ``slot``."""
-    value = convert(value, array.scalar)
+    value = convert(value, array.unit)
     if mask.full and np.ndim(slot) == 0:
         row = int(slot)
         array.data[row] = value.data

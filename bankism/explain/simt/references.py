@@ -20,7 +20,8 @@ _OBJECTS = (S.Name, S.Subscript, S.Member, S.Call, S.MethodCall, S.This)
 
 def designates_object(expr: S.Expr) -> bool:
     """Whether ``expr`` is an lvalue a reference binds to directly (not a temporary)."""
-    return isinstance(expr, _OBJECTS) or (isinstance(expr, S.Unary) and expr.op == "*")
+    return (isinstance(expr, _OBJECTS) or (isinstance(expr, S.Unary) and expr.op == "*")
+            or (isinstance(expr, S.Cast) and expr.target.reference))  # reinterpret_cast<T(&)[N]>(a)
 
 
 class References:

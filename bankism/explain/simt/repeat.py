@@ -4,15 +4,19 @@ A counted loop (``for (int k = A; k < B; k += C)`` with A, B, C uniform and know
 counter not written in the body, no ``return`` and no ``break``/``continue`` of its own)
 runs its first two iterations as usual. The third runs as a probe: every variable whose
 value changed from the start of the first iteration to the start of the second (the
-counter, pointers that advance, accumulators) is made unknown. If the probe finishes
-without needing any of them (an address, a branch or a trip count that needs an unknown
-value is refused, as always) and leaves every other variable as it found it, then every
-later iteration starts in the same state as far as shared memory can tell, and makes
-exactly the probe's accesses: they are recorded once per remaining iteration without being
-interpreted. Variables that changed by the same amount in each of the first iterations
-(the counter, advancing pointers) get their exact final values; the others stay unknown.
-If the probe fails, everything it did is undone and the loop runs on as usual. The report
-says which loops were counted this way."""
+counter, pointers that advance, accumulators), and every byte of shared memory whose content
+changed, is made unknown. If the probe finishes without needing any of them (an address, a
+branch or a trip count that needs an unknown value is refused, as always) and leaves every
+other variable and every other byte of shared memory as it found it, then every later
+iteration starts in the same state as far as shared memory can tell, and makes exactly the
+probe's accesses: they are recorded once per remaining iteration without being interpreted.
+When that fails, the same is tried with a period of two iterations (a double buffer whose
+index alternates): what is the same two iterations apart is kept, the probe runs two
+iterations and must come back to where it started, and the pair is recorded for every later
+pair (one iteration more runs first when the count left is odd). Variables that changed by
+the same amount in each iteration (the counter, advancing pointers) get their exact final
+values; the others stay unknown. If both probes fail, everything they did is undone and the
+loop runs on as usual. The report says which loops were counted this way."""
 
 from __future__ import annotations
 
@@ -22,6 +26,7 @@ import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import LoopState, Variable
 from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import LocalArray
@@ -46,7 +51,7 @@ def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variabl
     step = _step(update, name)
     if step is None or not _body_allows(stmt.body, name):
         return None
-    counter = machine.frame.scopes[-1].get(name)
+    counter = next((scope[name] for scope in reversed(machine.frame.scopes) if name in scope), None)
     if not isinstance(counter, Variable) or not isinstance(counter.value, Scalar):
         return None
     try:
@@ -159,7 +164,7 @@ def _bindings(machine: SimtMachine) -> list[tuple[object, object]]:
                 if isinstance(binding, Variable) and binding.ref is None:
                     out.append((binding, binding.value))
                 elif isinstance(binding, LocalArray):
-                    out.append((binding, (binding.data.copy(), binding.known.copy(), binding.src.copy())))
+                    out.append((binding, binding.state()))
     return out
 
 
@@ -167,11 +172,7 @@ def _same(a: object, b: object) -> bool:
     if a is b:
         return True
     if isinstance(a, Scalar) and isinstance(b, Scalar):
-        return (
-            a.type == b.type
-            and np.array_equal(np.asarray(a.known), np.asarray(b.known))
-            and np.array_equal(np.asarray(a.data), np.asarray(b.data))
-        )
+        return a.type == b.type and _same_known(a.known, b.known, a.data, b.data)
     if isinstance(a, Pointer) and isinstance(b, Pointer):
         return (
             a.region is b.region
@@ -180,21 +181,36 @@ def _same(a: object, b: object) -> bool:
         )
     if isinstance(a, Vector) and isinstance(b, Vector):
         return all(_same(x, y) for x, y in zip(a.comps, b.comps, strict=True))
-    if isinstance(a, tuple) and isinstance(b, tuple):
-        return all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, tuple) and isinstance(b, tuple):  # LocalArray.state(): data, known, src, unit
+        return a[3] == b[3] and a[0].shape == b[0].shape and _same_known(a[1], b[1], a[0], b[0])
     return False
+
+
+def _same_known(known_a: object, known_b: object, data_a: object, data_b: object) -> bool:
+    """Whether two values are known in the same threads and equal there (what a value holds
+    where it is not known is never read)."""
+    known_a, known_b = np.asarray(known_a), np.asarray(known_b)
+    if not np.array_equal(known_a, known_b):
+        return False
+    data_a, data_b = np.asarray(data_a), np.asarray(data_b)
+    if known_a.all():
+        return np.array_equal(data_a, data_b)
+    if data_a.shape != data_b.shape and data_a.ndim and data_b.ndim:
+        return False
+    same = np.broadcast_to(data_a == data_b, np.broadcast_shapes(data_a.shape, data_b.shape, known_a.shape))
+    return bool(np.all(same | ~known_a))
 
 
 def _state_of(binding: object) -> object:
     if isinstance(binding, LocalArray):
-        return (binding.data.copy(), binding.known.copy(), binding.src.copy())
+        return binding.state()
     return binding.value
 
 
 def _restore(saved: list[tuple[object, object]]) -> None:
     for binding, state in saved:
         if isinstance(binding, LocalArray):
-            binding.data[...], binding.known[...], binding.src[...] = state
+            binding.restore(state)
         else:
             binding.value = state
 
@@ -230,9 +246,10 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
 
 def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variable, trips: int) -> Mask:
     """Run the counted loop ``stmt`` (its init already ran) for ``trips`` iterations, the
-    repeating ones recorded from one probe; see the module docstring."""
+    repeating ones recorded from a probe of one iteration, else of two (a double buffer
+    whose index alternates); see the module docstring."""
     starts = [_bindings(machine)]
-    done = 0
+    contents = [_content(machine.store)]
 
     def iteration() -> None:
         state = LoopState(np.zeros(machine.threads, bool), np.zeros(machine.threads, bool))
@@ -245,48 +262,80 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
 
     for _ in range(2):
         iteration()
-        done += 1
         starts.append(_bindings(machine))
-    first, second, third = starts
-    changed = [
-        (binding, old) for (binding, old), (_, new) in zip(second, third, strict=True) if not _same(old, new)
-    ]
-    probe = _probe(machine, iteration, changed, third)
-    if probe is None:
-        machine.no_repeat.add(stmt)  # the loop's iterations differ: do not probe it again
-        for _ in range(trips - done):
+        contents.append(_content(machine.store))
+    done = 2
+    for period in (1, 2):
+        if period == 2 and (trips - done) % 2:  # an even number of iterations after the first ones
             iteration()
-        return mask
+            done += 1
+            starts.append(_bindings(machine))
+            contents.append(_content(machine.store))
+        before, now = starts[-1 - period], starts[-1]
+        changed = [(b, old) for (b, old), (_, new) in zip(before, now, strict=True) if not _same(old, new)]
+        moved = _differ(contents[-1 - period], contents[-1])
+        if moved is None or trips - done < 2 * period:
+            break
+        probe = _probe(machine, iteration, period, changed, moved, now)
+        if probe is not None:
+            _replicate(machine, stmt, probe, changed, starts, trips, done, period)
+            return mask
+    machine.no_repeat.add(stmt)  # the loop's iterations differ: do not probe it again
+    for _ in range(trips - done):
+        iteration()
+    return mask
+
+
+def _replicate(machine: SimtMachine, stmt: S.For, probe: tuple, changed: list, starts: list, trips: int,
+               done: int, period: int) -> None:
+    """Record the probe's accesses for the iterations after it, and give counters and
+    advancing pointers their final values."""
     records, names = probe
-    repeats = trips - done - 1
+    repeats = (trips - done - period) // period
     for site, start in records:
         for field in ("warps", "addresses", "active"):
             chunk = getattr(site, field)[start:]
             getattr(site, field).extend(chunk * repeats)
         blocks = site.blocks[site.block_start :]
         site.blocks.extend(blocks * repeats)
-    by_binding = {id(b): s for b, s in first}
-    after_two = {id(b): s for b, s in second}
-    for binding, state in third:
-        if not any(binding is b for b, _ in changed):
+    first, second, third = ({id(b): v for b, v in state} for state in starts[-3:])
+    for binding, state in starts[-1]:
+        if not any(binding is b for b, _ in changed) or not isinstance(binding, Variable):
             continue
-        final = _linear(by_binding.get(id(binding)), after_two.get(id(binding)), state, trips)
-        if final is not None and isinstance(binding, Variable):
+        final = _linear(first.get(id(binding)), second.get(id(binding)), state, trips - done + 2)
+        if final is not None:
             binding.value = final
+    what = (f"iteration {done + 1}" if period == 1 else
+            f"iterations {done + 1} and {done + 2} in turn (a period of two: a double buffer)")
     machine.notes.append(
-        f"{stmt.file or machine.context.filename}:{stmt.line}: the loop's iterations {done + 2} to {trips} "
-        f"make "
-        f"the shared-memory accesses of iteration {done + 1} (they do not depend on "
-        f"{', '.join(names) or 'what changes between iterations'}): simulated once, counted {repeats} more "
-        f"time{'s' if repeats != 1 else ''}"
+        f"{stmt.file or machine.context.filename}:{stmt.line}: the loop's iterations {done + period + 1} to "
+        f"{trips} make the shared-memory accesses of {what} (they do not depend on "
+        f"{', '.join(names) or 'what changes between iterations'}): simulated once, counted "
+        f"{repeats * period} more time{'s' if repeats * period != 1 else ''}"
     )
-    return mask
 
 
-def _probe(machine: SimtMachine, iteration: Callable[[], object], changed: list,
-           start: list) -> tuple[list, list[str]] | None:
-    """Run one iteration with the changed variables unknown; (new records per site, names)
-    when it repeats, else None (with everything it did undone)."""
+def _content(store) -> np.ndarray:  # noqa: ANN001
+    """What a later read of each byte of the shared window can learn: (known, bits, start,
+    width, type) of the store that wrote it where its value is known, zeros elsewhere."""
+    safe = np.maximum(store.owner, 0)
+    known = (store.owner >= 0) & store.known[safe]
+    fields = (store.bits[safe], store.start[safe], store.width[safe], store.type_id[safe])
+    return np.stack([known.astype(np.int64)] + [np.where(known, f, 0) for f in fields])
+
+
+def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """Bytes whose content differs (None when the window changed size: no shortcut)."""
+    if a.shape != b.shape:
+        return None
+    return np.flatnonzero((a != b).any(axis=0))
+
+
+def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, changed: list,
+           moved: np.ndarray, start: list) -> tuple[list, list[str]] | None:
+    """Run ``period`` iterations with the changed variables and shared bytes unknown; (new
+    records per site, names) when the rest of the state comes back as it was, else None
+    (with everything it did undone)."""
     recorder = machine.recorder
     lengths = {id(site): (len(site.warps), len(site.blocks)) for site in recorder.sites.values()}
     store = machine.store
@@ -302,17 +351,29 @@ def _probe(machine: SimtMachine, iteration: Callable[[], object], changed: list,
             binding.value = forget(
                 binding.value, lanes, "a value that changes from one iteration to the next"
             )
+    if moved.size:
+        names.append("shared memory the loop writes")
+        store.store(moved, C.UCHAR, np.zeros(moved.size, np.uint8), np.zeros(moved.size, bool),
+                    np.full(moved.size, -1, np.int64))
     entry = _bindings(machine)
+    entry_content = _content(store)
     ok = True
     try:
         with np.errstate(all="ignore"):
-            iteration()
+            for _ in range(period):
+                iteration()
     except (Failure, BankismError):
         ok = False
     if ok:
         unchanged = {id(b) for b, _ in changed}
-        ok = (machine.unsure_lanes() is None) == (unsure_before is None) and all(
-            _same(old, _state_of(binding)) for binding, old in entry if id(binding) not in unchanged
+        content = _content(store)
+        keep = np.ones(content.shape[1], bool)
+        keep[moved] = False
+        ok = (
+            (machine.unsure_lanes() is None) == (unsure_before is None)
+            and content.shape == entry_content.shape
+            and bool((content[:, keep] == entry_content[:, keep]).all())
+            and all(_same(old, _state_of(binding)) for binding, old in entry if id(binding) not in unchanged)
         )
     if not ok:
         for site in list(recorder.sites.values()):

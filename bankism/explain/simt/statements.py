@@ -99,6 +99,26 @@ class Statements:
             return ~unknown_lanes, unknown_lanes, value.taint or "values bankism does not know"
         return self.truth_of(value, expr, mask), None, ""
 
+    def _registers_only(self, names: tuple[str, ...]) -> bool:
+        """Whether every name of a statement ``relevance`` found skippable is, here, a local
+        arithmetic variable or a local array (so the statement touches registers only)."""
+        scopes = self.frame.scopes
+        for name in names:
+            for scope in reversed(scopes):
+                binding = scope.get(name)
+                if binding is not None:
+                    break
+            else:
+                if name.startswith("return:"):
+                    continue
+                return False
+            if isinstance(binding, LocalArray | Scalar):  # a local array, or a constant
+                continue
+            if not (isinstance(binding, Variable) and binding.ref is None
+                    and isinstance(binding.value, Scalar | Vector)):
+                return False
+        return True
+
     def _known_state(self) -> list:
         """Which values of the current frame are known (to find a loop's fixed point)."""
         state = []
@@ -133,6 +153,9 @@ class Statements:
         return mask
 
     def _expr_stmt(self, stmt: S.ExprStmt, mask: Mask) -> Mask:
+        names = self.skippable.get(id(stmt))
+        if names is not None and self._registers_only(names):
+            return mask
         outer, self.span = self.span, (stmt.line, stmt.end_line)
         self.discarded = stmt.expr  # a call whose value is unused (nvcc may pick another instruction)
         try:
@@ -220,7 +243,8 @@ class Statements:
         if isinstance(init, S.InitList) and len(init.items) == 1 and not item.type.dims and (
                 item.type.reference or item.type.base == "auto"):
             init = init.items[0]  # `auto x{v}`, `const T &r{v}`: one braced value is that value
-        if init is not None and not isinstance(init, S.InitList) and not item.type.dims:
+        if init is not None and not isinstance(init, S.InitList) and (
+                item.type.reference or not item.type.dims):
             if item.type.reference:
                 target = self.bind_reference(init, item.type, mask)
                 t = self.lvalue_type(target)

@@ -247,11 +247,7 @@ class Structs:
         fields = {}
         for name, member in value.fields.items():
             if isinstance(member, LocalArray):
-                copy = LocalArray(member.name, member.type, member.threads)
-                copy.data[...] = member.data
-                copy.known[...] = member.known
-                copy.src[...] = member.src
-                fields[name] = copy
+                fields[name] = member.copy()
             else:
                 fields[name] = self.copy_value(member)
         return Struct(value.type, fields)

@@ -1,5 +1,5 @@
 // Loops for the repeating-loop shortcut: one whose iterations repeat (a tile loop over K),
-// a double-buffered one (the buffer index alternates: iterations do not repeat), and one
+// a double-buffered one (the buffer index alternates: iterations repeat in pairs), and one
 // whose shared index changes at one iteration (it must not be extrapolated).
 __global__ void loops(const float *in, float *out, int K)
 {

@@ -1,0 +1,112 @@
+"""Code tree-sitter misreads, recognised by its shape: declarations read as expressions
+(``ns::Tile<32> t = f();`` read as comparisons, ``half (&r)[4][2] = ...`` read as a call
+subscripted and assigned to), and comparisons read as template arguments (``a < n && b > 0``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import tree_sitter_cuda
+from tree_sitter import Language, Node, Query, QueryCursor
+
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.treesitter import last_name, named_children, node_text
+
+
+def misread_template_declaration(expression: Node) -> bool:
+    """``(ns::Tile < 32) > (t = f())``: a declaration of a template type read as comparisons."""
+    if expression.type != "binary_expression" or node_text(expression.child_by_field_name("operator")) != ">":
+        return False
+    left, right = expression.child_by_field_name("left"), expression.child_by_field_name("right")
+    if left.type != "binary_expression" or node_text(left.child_by_field_name("operator")) != "<":
+        return False
+    if left.child_by_field_name("left").type not in ("identifier", "qualified_identifier"):
+        return False
+    target = right.child_by_field_name("left") if right.type == "assignment_expression" else right
+    return target is not None and target.type == "identifier"
+
+
+def misread_array_reference(expression: Node) -> bool:
+    """``half (&r)[4][2] = ...`` (a reference to an array of a typedef'd type) read as the call
+    ``half(&r)`` subscripted and assigned to."""
+    if expression.type != "assignment_expression":
+        return False
+    if node_text(expression.child_by_field_name("operator")) != "=":
+        return False
+    left = expression.child_by_field_name("left")
+    if left.type != "subscript_expression":
+        return False
+    while left.type == "subscript_expression":
+        left = left.child_by_field_name("argument")
+    if left.type != "call_expression" or left.child_by_field_name("function").type not in (
+            "identifier", "qualified_identifier", "primitive_type", "type_identifier"):
+        return False
+    args = named_children(left.child_by_field_name("arguments"))
+    return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0]).startswith("&")
+            and args[0].child_by_field_name("argument").type == "identifier")
+
+
+def array_reference_declaration(converter, node: Node, expression: Node) -> S.Decl:  # noqa: ANN001
+    """The declaration ``T (&name)[A][B] = init;`` from its misread expression (shape checked by
+    ``misread_array_reference``)."""
+    left = expression.child_by_field_name("left")
+    dims: list[S.Expr | None] = []
+    while left.type == "subscript_expression":
+        indices = named_children(left.child_by_field_name("indices"))
+        dims.insert(0, converter.expr(indices[0]))
+        left = left.child_by_field_name("argument")
+    function = left.child_by_field_name("function")
+    scope = ""
+    if function.type == "qualified_identifier":
+        scope = node_text(function.child_by_field_name("scope"))
+    name = node_text(named_children(left.child_by_field_name("arguments"))[0].child_by_field_name("argument"))
+    line = converter._line(node)
+    type_name = S.TypeName(line, node_text(node), last_name(function), 0, dims, True, scope=scope)
+    type_name.file = converter._file(node)
+    init = converter.expr(expression.child_by_field_name("right"))
+    declarator = S.Declarator(line, node_text(expression), name, type_name, init)
+    declarator.file = type_name.file
+    return S.Decl(line, node_text(node), converter._end_line(node), [declarator])
+
+
+#: Logical and comparison operators: template arguments built from them are comparisons misread.
+_LOGICAL = ("&&", "||", "<", ">", "<=", ">=", "==", "!=")
+
+
+@lru_cache(maxsize=1)
+def _template_functions() -> Query:
+    return Query(Language(tree_sitter_cuda.language()), "(template_function) @f")
+
+
+def misread_comparisons(text: str, root: Node) -> str | None:
+    """``text`` with the comparisons tree-sitter read as template arguments made unambiguous, or
+    None when there are none. ``a < n && b > 0`` (read as ``a<n && b> 0``) becomes ``(a)<n && b
+    > 0``: written in place of the blanks around ``<`` where there are some, so lines and
+    columns stay (else the line's later columns shift by two). A template function used as a
+    value whose arguments are logical or comparison expressions is such a misread: a variable
+    template of that form does not occur in kernels."""
+    captures = QueryCursor(_template_functions()).captures(root).get("f", [])
+    spans = []
+    for node in captures:
+        name = node.child_by_field_name("name")
+        args = node.child_by_field_name("arguments")
+        parent = node.parent
+        if name is None or args is None or name.type != "identifier":
+            continue
+        called = parent is not None and parent.type == "call_expression"
+        if called and parent.child_by_field_name("function") == node:
+            continue
+        if not any(a.type == "binary_expression" and node_text(a.child_by_field_name("operator")) in _LOGICAL
+                   for a in named_children(args)):
+            continue
+        spans.append((name.start_byte, name.end_byte, args.start_byte))
+    if not spans:
+        return None
+    data = text.encode()
+    for start, end, less in sorted(spans, reverse=True):
+        after = less + 1
+        if data[end:less] == b" " and data[after:after + 1] == b" ":
+            data = data[:start] + b"(" + data[start:end] + b")<" + data[after + 1:]
+        else:
+            data = data[:start] + b"(" + data[start:end] + b")" + data[end:]
+    return data.decode()
