@@ -12,9 +12,23 @@ from bankism.explain.simt.values import Failure, Mask, Scalar, Value
 Handler = Callable[[object, S.Call, Mask], Value]
 BUILTINS: dict[str, Handler] = {}
 
+#: The parameter type of built-ins whose one argument may be a brace list
+#: (``__float22bfloat162_rn({a, b})`` builds the float2 it takes).
+BRACED_PARAMETERS: dict[str, str] = {
+    "__float22bfloat162_rn": "float2", "__float22half2_rn": "float2",
+    "__bfloat1622float2": "__nv_bfloat162", "__half22float2": "__half2",
+}
+
 
 def call_builtin(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
-    """Evaluate a call of a built-in function."""
+    """Evaluate a call of a built-in function; a brace-list argument of one in
+    ``BRACED_PARAMETERS`` is read as that type built from the list (``float2(a, b)``)."""
+    parameter = BRACED_PARAMETERS.get(expr.function)
+    if parameter is not None and any(isinstance(a, S.InitList) for a in expr.args):
+        args = [S.Call(a.line, a.text, parameter, a.items, col=a.col, file=a.file)
+                if isinstance(a, S.InitList) else a for a in expr.args]
+        expr = S.Call(expr.line, expr.text, expr.function, args, expr.template_args, col=expr.col,
+                      file=expr.file)
     return BUILTINS[expr.function](machine, expr, mask)
 
 

@@ -159,9 +159,10 @@ class Calls:
         scope: dict[str, object] = dict(base_scope or {})
         frame = Frame(function, [scope], np.zeros(self.threads, bool), None, this=this, this_type=this_type)
         params = function.params
-        if args is not None:
-            values = [self.argument_value(a, mask) if i < len(params) and params[i].type.reference
-                      else self.eval(a, mask) for i, a in enumerate(args)]
+        if args is not None:  # a brace list is built below, once its parameter's type is known
+            values = [None if isinstance(a, S.InitList) else self.argument_value(a, mask)
+                      if i < len(params) and params[i].type.reference else self.eval(a, mask)
+                      for i, a in enumerate(args)]
         self._bind_template(function, expr, scope, mask, explicit or [], args, values)
         self.frames.append(frame)
         try:
@@ -176,6 +177,16 @@ class Calls:
                 ptype = self.resolve_type(param.type, mask) if param.type.base != "auto" else None
             finally:
                 self.frames.pop()
+            if args is not None and isinstance(args[position], S.InitList):  # `f({a, b})`
+                if ptype is None:
+                    raise Failure(args[position], "unsupported construct: brace list for an auto parameter")
+                values[position] = self.braced(ptype, args[position], mask, expr)
+                if param.type.reference:
+                    if not param.type.const:
+                        raise Failure(args[position], "a brace list cannot bind a non-const reference")
+                    temporary = Variable("(temporary)", ptype, self.copy_value(values[position]))
+                    scope[param.name] = Variable(param.name, ptype, None, ref=VarLV(temporary))
+                    continue
             if param.type.reference and args is not None:
                 target = self.bind_reference(args[position], param.type, mask, ptype, values[position])
                 scope[param.name] = Variable(param.name, self.lvalue_type(target), None, ref=target)
