@@ -25,3 +25,14 @@ def test_a_brace_list_argument_builds_the_parameters_type():
         check_site(site(report, line, "s", "store"), _words(words), 4, "store")
     wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
     assert [wavefronts[line] for line in expected] == [2, 1, 4, 1]
+
+
+def test_local_arrays_sized_by_their_initializer_pointer_arrays_included():
+    report = run(HELDOUT / "sized_by_init.cu")
+    t = np.arange(32)
+    # strides[] = {1, 2, 33}; frags[0][i] = 8t + i, frags[1][i] = 16t + i; 3 strides
+    expected = {11: 2 * t, 12: 33 * t, 18: 8 * t + 3, 19: 16 * t + 1 + 3}
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _words(words), 4, "store")
+    wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
+    assert [wavefronts[line] for line in expected] == [2, 1, 8, 16]

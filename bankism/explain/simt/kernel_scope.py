@@ -124,16 +124,8 @@ class KernelScope:
     def _global_item(self, decl: S.Decl, item: S.Declarator, mask: Mask) -> None:
         try:
             if decl.space in ("constant", "device"):
-                type_name = item.type
-                if type_name.dims and type_name.dims[0] is None and isinstance(item.init, S.InitList):
-                    # `__constant__ float table[] = {...}`: the size is the initializer's length
-                    inner = 1
-                    for dim in type_name.dims[1:]:
-                        inner *= self.integer_constant(dim, mask, "array size")
-                    count = -(-flat_count(item.init) // inner)
-                    size = S.Literal(item.line, str(count), count, "int")
-                    type_name = dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
-                t = self.resolve_type(type_name, mask)
+                # `__constant__ float table[] = {...}`: the size is the initializer's length
+                t = self.resolve_type(self.sized_by_initializer(item.type, item.init, mask), mask)
                 matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
                 self.matrices.append(matrix)
                 self.globals[item.name] = GlobalArray(matrix, t)
@@ -141,6 +133,18 @@ class KernelScope:
                 self._declare_local(item, mask)
         except Failure:
             return
+
+    def sized_by_initializer(self, type_name: S.TypeName, init: S.Expr | None, mask: Mask) -> S.TypeName:
+        """``T a[] = {...}``: the type with its first size taken from the initializer's length
+        (``type_name`` itself when the size is written or there is no brace list)."""
+        if not (type_name.dims and type_name.dims[0] is None and isinstance(init, S.InitList)):
+            return type_name
+        inner = 1
+        for dim in type_name.dims[1:]:
+            inner *= self.integer_constant(dim, mask, "array size")
+        count = -(-flat_count(init) // inner)
+        size = S.Literal(init.line, str(count), count, "int")
+        return dataclasses.replace(type_name, dims=[size, *type_name.dims[1:]])
 
     def _try_constant_decl(self, stmt: S.Decl, mask: Mask) -> None:
         """Evaluate ``const int TILE = 32;``-style declarations so array sizes can use them."""

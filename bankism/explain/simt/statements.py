@@ -13,6 +13,7 @@ from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray, TypeAlias, Variable
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.local_objects import pointer_array
 from bankism.explain.simt.memory import LocalArray, local_store
 from bankism.explain.simt.phases import barrier_phases
 from bankism.explain.simt.repeat import counted_loop, run_repeating
@@ -251,10 +252,13 @@ class Statements:
                 self.declare(item.name, Variable(item.name, t, None, ref=target))
                 return
             init_value = self.eval(init, mask)
-        t = self.resolve_type(item.type, mask, init_value)
+        t = self.resolve_type(self.sized_by_initializer(item.type, init, mask), mask, init_value)
         if t.kind == "array":
             if t.scalar.kind in OBJECT_MEMBERS and item.init is None:
                 self.declare(item.name, Variable(item.name, t, ObjectArray(item.name, t)))
+                return
+            if t.elem.kind == "ptr":  # `unsigned *frags[] = {a, b};`: indexed by constants
+                self.declare(item.name, Variable(item.name, t, pointer_array(self, item, t, mask)))
                 return
             if t.scalar.kind not in ("int", "float", "bool"):
                 raise Failure(item, f"unsupported construct: local array of {t.scalar}")
