@@ -36,3 +36,23 @@ def test_local_arrays_sized_by_their_initializer_pointer_arrays_included():
         check_site(site(report, line, "s", "store"), _words(words), 4, "store")
     wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
     assert [wavefronts[line] for line in expected] == [2, 1, 8, 16]
+
+
+def _counts(report: dict, line: int, array: str, op: str) -> tuple[int, int, int, int]:
+    found = site(report, line, array, op)
+    return found["instructions"], found["wavefronts"], found["ideal"], found["conflicts"]
+
+
+def test_arrays_of_fragments_passed_to_helpers_cost_what_they_cost_inline():
+    report = run(HELDOUT / "fragment_helpers.cu")
+    inline = run(DATA / "tc_constructs.cu", kernel="fragment_arrays")  # the same tiles, no helper
+    # a[0], a[1] loaded through `fragment *frag`: LDSM.x4 from 48-byte rows, as inline
+    assert _counts(report, 13, "As", "ldmatrix") == _counts(inline, 61, "As", "ldmatrix") == (2, 8, 8, 0)
+    assert _counts(report, 33, "As", "ldmatrix") == _counts(inline, 62, "As", "ldmatrix")
+    # acc[0], acc[1] stored through `fragment frag[]`: twice the inline row-major store's cost
+    one = _counts(inline, 70, "Cs", "store")
+    assert one == (4, 16, 8, 8)
+    assert _counts(report, 18, "Cs", "store") == tuple(2 * n for n in one)
+    # `float row[]` is a float *: row[2t] at Cs[1] (1280 bytes in, a multiple of the 128-byte row of banks)
+    check_site(site(report, 21, "Cs", "store"),
+               {0: (BASE + 2 * 16 * 24 * 2 + 16 * 20 * 4 + 4 * 2 * np.arange(32)).reshape(1, 32)}, 4, "store")

@@ -7,6 +7,8 @@ per call site, with its inline call stack."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from bankism.errors import BankismError
@@ -14,7 +16,15 @@ from bankism.explain.cuda.builtins import BUILTINS, call_builtin
 from bankism.explain.cuda.groups import group_method
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
-from bankism.explain.simt.bindings import OBJECT_METHODS, Frame, MemLV, TypeAlias, Variable, VarLV
+from bankism.explain.simt.bindings import (
+    OBJECT_METHODS,
+    Frame,
+    MemLV,
+    ObjectArray,
+    TypeAlias,
+    Variable,
+    VarLV,
+)
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.records import method_path
 from bankism.explain.simt.values import (
@@ -174,7 +184,7 @@ class Calls:
         for position, param in enumerate(function.params[:count]):
             self.frames.append(frame)
             try:
-                ptype = self.resolve_type(param.type, mask) if param.type.base != "auto" else None
+                ptype = self.parameter_type(param.type, mask) if param.type.base != "auto" else None
             finally:
                 self.frames.pop()
             if args is not None and isinstance(args[position], S.InitList):  # `f({a, b})`
@@ -196,6 +206,11 @@ class Calls:
                 ptype = value.type
             if ptype.kind == "array":
                 ptype = C.pointer_to(ptype.elem)
+            if isinstance(value, ObjectArray) and ptype.kind == "ptr" and value.type.elem == ptype.elem:
+                # an array of fragments (or pointers) decays to its first element: the callee
+                # indexes the caller's objects themselves
+                scope[param.name] = Variable(param.name, value.type, value)
+                continue
             self.frames.append(frame)
             try:
                 value = self.copy_value(self.coerce(value, ptype, expr))
@@ -212,6 +227,13 @@ class Calls:
             self.call_stack.pop()
             self.frames.pop()
         return frame
+
+    def parameter_type(self, type_name: S.TypeName, mask: Mask) -> CType:
+        """A parameter's type: ``T p[]`` and ``T p[][N]`` are pointers to ``T`` and ``T[N]``."""
+        if type_name.dims and type_name.dims[0] is None:
+            pointee = dataclasses.replace(type_name, dims=type_name.dims[1:])
+            return C.pointer_to(self.resolve_type(pointee, mask))
+        return self.resolve_type(type_name, mask)
 
     def _bind_template(
         self,
