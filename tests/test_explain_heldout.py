@@ -6,7 +6,9 @@ formulas, and against the wavefront count that follows from the bank arithmetic.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from bankism.errors import BankismError
 from tests.test_explain_support import BASE, DATA, check_site, run, site
 
 HELDOUT = DATA / "heldout"
@@ -56,3 +58,20 @@ def test_arrays_of_fragments_passed_to_helpers_cost_what_they_cost_inline():
     # `float row[]` is a float *: row[2t] at Cs[1] (1280 bytes in, a multiple of the 128-byte row of banks)
     check_site(site(report, 21, "Cs", "store"),
                {0: (BASE + 2 * 16 * 24 * 2 + 16 * 20 * 4 + 4 * 2 * np.arange(32)).reshape(1, 32)}, 4, "store")
+
+
+def test_memset_clears_per_thread_objects_and_refuses_shared_memory(tmp_path):
+    report = run(HELDOUT / "memset_tile.cu")
+    t = np.arange(32)
+    expected = {11: 33 * t, 14: 2 * t, 17: 4 * t, 20: 8 * t}
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _words(words), 4, "store")
+    wavefronts = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
+    assert [wavefronts[line] for line in expected] == [1, 2, 4, 8]
+    source = tmp_path / "shared_memset.cu"
+    source.write_text("__global__ void k(float *o) {\n  __shared__ float s[64];\n"
+                      "  if (threadIdx.x == 0) memset(s, 0, sizeof(s));\n"
+                      "  o[threadIdx.x] = s[threadIdx.x];\n}\n"
+                      "int main() { k<<<1, 32>>>(0); }\n")
+    with pytest.raises(BankismError, match=r"shared_memset.cu:3: .*memset\(\) of shared memory"):
+        run(source)

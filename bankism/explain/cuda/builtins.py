@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from bankism.arch import LANES
-from bankism.explain.cuda import arithmetic, atomics  # noqa: F401 (importing them registers their built-ins)
+from bankism.explain.cuda import arithmetic, atomics, memset  # noqa: F401 (importing registers their built-ins)
 from bankism.explain.cuda.ptx_types import shared_address
 from bankism.explain.cuda.registry import (  # noqa: F401 (call_builtin re-exported: simt.calls uses it)
     BUILTINS,
