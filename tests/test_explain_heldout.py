@@ -75,3 +75,15 @@ def test_memset_clears_per_thread_objects_and_refuses_shared_memory(tmp_path):
                       "int main() { k<<<1, 32>>>(0); }\n")
     with pytest.raises(BankismError, match=r"shared_memset.cu:3: .*memset\(\) of shared memory"):
         run(source)
+
+
+def test_launch_shapes_from_host_ceil_a_constexpr_helper_and_a_local_alias():
+    report = run(HELDOUT / "host_launch.cu", defines={"n": "1000"})
+    # ceil(1000 / 64.0) = 16 (not 1000 / 64 = 15), ceil_div(100, 32) = 4, ceil_div(1000, 32) = 32
+    assert report["launch"]["grid"] == [16, 4, 1] and report["launch"]["block"] == [32, 1, 1]
+    assert report["launch"]["template"] == {"T": "double"}  # `using Elem = double;`
+    t = np.arange(32)
+    expected = {10: 8 * 16 * t, 11: 8 * (4 * t + 1)}  # byte offsets of doubles, stride gridDim.x / .y
+    for line, offsets in expected.items():
+        check_site(site(report, line, "s", "store"), {0: (BASE + offsets).reshape(1, 32)}, 8, "store")
+    assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [32, 8]

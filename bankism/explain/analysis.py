@@ -320,6 +320,7 @@ def _template_values(
             node = launch.template_args[position]
             text = " ".join(node.text.decode().split())
             if param.is_type:
+                text = scope.aliases.get(text, text)  # `using DType = half;` before the launch
                 t = C.lookup(text.replace("const ", "")) or tag_type(text)
                 if t is None:
                     raise BankismError(

@@ -4,6 +4,8 @@ launch (file scope and the function holding it) with C integer arithmetic."""
 
 from __future__ import annotations
 
+import math
+
 from tree_sitter import Node
 
 from bankism.errors import BankismError
@@ -31,6 +33,10 @@ class HostScope:
         #: name -> (declaration, declarator) of every host variable seen, initialized or not.
         self.declarations: dict[str, tuple[Node, Node]] = {}
         self._busy: set[str] = set()
+        #: ``using NAME = type;`` seen at file scope or before the launch: name -> the type as written
+        self.aliases: dict[str, str] = {}
+        #: the parameters of the host functions being evaluated (``ceil_div(a, b)``), innermost last
+        self._frames: list[dict[str, int | float]] = []
         self._collect(program.root, limit=None, top_only=True)
         if launch is not None and launch.scope is not None:
             self._collect(launch.scope, limit=launch.line, top_only=False)
@@ -44,6 +50,10 @@ class HostScope:
             if node.type == "declaration":
                 for declarator in node.children_by_field_name("declarator"):
                     self._remember(node, declarator)
+            elif node.type == "alias_declaration":  # `using DType = half;`
+                name, aliased = node.child_by_field_name("name"), node.child_by_field_name("type")
+                if name is not None and aliased is not None:
+                    self.aliases[node_text(name)] = " ".join(node_text(aliased).split())
             elif node.type == "function_definition" and top_only:
                 continue
             elif not top_only or node.type in ("translation_unit", "expression_statement"):
@@ -84,6 +94,8 @@ class HostScope:
     def value(self, name: str) -> int | float | Dim3:
         """The value of host variable ``name``: -D NAME=VALUE, else its last declaration before
         the launch."""
+        if self._frames and name in self._frames[-1]:
+            return self._frames[-1][name]
         if name in self.given:
             return self.given[name]
         if name not in self.nodes or name in self._busy:
@@ -108,8 +120,8 @@ class HostScope:
                 return items[0]
             raise HostUnknown(node_text(declarator))
         result = self.eval(value)
-        if type_text == "dim3" and isinstance(result, int):
-            return (result, 1, 1)
+        if type_text == "dim3" and isinstance(result, int | float):
+            return _dim3([result])
         return result
 
     def eval(self, node: Node) -> int | float | Dim3:
@@ -144,7 +156,9 @@ class HostScope:
             value = self.eval(node.child_by_field_name("value"))
             type_text = node_text(node.child_by_field_name("type"))
             t = C.lookup(" ".join(type_text.split()))
-            return int(value) if t is not None and t.is_integer and not isinstance(value, tuple) else value
+            if t is None or isinstance(value, tuple):
+                return value
+            return int(value) if t.is_integer else float(value) if t.kind == "float" else value
         if kind == "sizeof_expression":
             type_node = node.child_by_field_name("type")
             if type_node is None:  # `sizeof(half)`: a type name the grammar reads as an expression
@@ -176,7 +190,72 @@ class HostScope:
             return min(args) if name == "min" else max(args)
         if name in ("static_cast", "int", "unsigned") and len(args) == 1:
             return int(args[0])
-        raise HostUnknown(node_text(node))
+        if name in _ROUNDING and len(args) == 1 and not isinstance(args[0], tuple):
+            return float(_ROUNDING[name](args[0]))
+        return self._function(name, args, node)
+
+    def _function(self, name: str, args: list, node: Node) -> int | float | Dim3:
+        """A call of a function defined in the file whose body is one ``return expr;``
+        (``constexpr int ceil_div(int a, int b) { return (a + b - 1) / b; }``): ``expr`` with
+        the parameters bound to the arguments (converted to an integer parameter's type)."""
+        definition = _one_return_function(self.program.root, name, len(args))
+        if definition is None:
+            raise HostUnknown(node_text(node))
+        params, result = definition
+        frame = {}
+        for (param, integer), value in zip(params, args, strict=True):
+            if isinstance(value, tuple):
+                raise HostUnknown(node_text(node))
+            frame[param] = int(value) if integer else value
+        self._frames.append(frame)
+        try:
+            return self.eval(result)
+        finally:
+            self._frames.pop()
+
+
+#: C's rounding functions: their result is a double (``dim3(ceil(n / 64.0))`` converts it).
+_ROUNDING = {"ceil": math.ceil, "ceilf": math.ceil, "floor": math.floor, "floorf": math.floor}
+_INTEGER_TYPES = ("int", "unsigned", "long", "short", "size_t", "uint32_t", "int64_t", "uint64_t", "char")
+
+
+def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[str, bool]], Node] | None:
+    """(parameters as (name, is an integer), returned expression) of the definition of ``name``
+    with ``count`` parameters whose body is one return statement; None when there is none."""
+    stack = list(root.children)
+    while stack:
+        node = stack.pop()
+        if node.type in ("template_declaration", "namespace_definition", "declaration_list",
+                         "linkage_specification"):
+            stack.extend(node.children)
+            continue
+        if node.type != "function_definition":
+            continue
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+            declarator = named_children(declarator)[-1]
+        if declarator is None or declarator.type != "function_declarator":
+            continue
+        if node_text(declarator.child_by_field_name("declarator")).split("::")[-1] != name:
+            continue
+        params = [p for p in named_children(declarator.child_by_field_name("parameters"))
+                  if p.type == "parameter_declaration"]
+        body = [c for c in named_children(node.child_by_field_name("body")) if c.type != "comment"]
+        if len(params) != count or len(body) != 1 or body[0].type != "return_statement":
+            continue
+        returned = named_children(body[0])
+        names = []
+        for param in params:
+            inner = param.child_by_field_name("declarator")
+            while inner is not None and inner.type != "identifier":
+                children = named_children(inner)
+                inner = children[-1] if children else None
+            if inner is None:
+                return None
+            type_words = node_text(param.child_by_field_name("type")).split()
+            names.append((node_text(inner), any(w in _INTEGER_TYPES for w in type_words)))
+        return (names, returned[0]) if returned else None
+    return None
 
 
 def _reparse(text: str) -> Node:
@@ -188,7 +267,8 @@ def _reparse(text: str) -> Node:
 
 
 def _dim3(items: list) -> Dim3:
-    if not 1 <= len(items) <= 3 or not all(isinstance(v, int) for v in items):
+    """``dim3(x[, y[, z]])``; a floating-point size is truncated to an integer, as C converts it."""
+    if not 1 <= len(items) <= 3 or not all(isinstance(v, int | float) and math.isfinite(v) for v in items):
         raise HostUnknown("dim3")
     values = [int(v) for v in items] + [1] * (3 - len(items))
     return values[0], values[1], values[2]
@@ -230,8 +310,8 @@ def launch_dim(scope: HostScope, node: Node, what: str, file: str, line: int) ->
         ) from None
     if isinstance(value, tuple):
         return value
-    if isinstance(value, int):
-        return (value, 1, 1)
+    if isinstance(value, int | float) and math.isfinite(value):  # `<<<ceil(n / 64.0), 256>>>`
+        return (int(value), 1, 1)
     raise BankismError(f"{file}:{line}: the launch's {what} `{snippet(node)}` is not a dim3 or integer")
 
 
