@@ -87,3 +87,12 @@ def test_launch_shapes_from_host_ceil_a_constexpr_helper_and_a_local_alias():
     for line, offsets in expected.items():
         check_site(site(report, line, "s", "store"), {0: (BASE + offsets).reshape(1, 32)}, 8, "store")
     assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [32, 8]
+
+
+def test_a_function_named_as_a_value_is_called_through_a_template_parameter():
+    report = run(HELDOUT / "function_values.cu")
+    t = np.arange(32)
+    expected = {12: 4 * t, 14: 33 * t}  # fmaxf(2, 4) = 4; twice_sum(0, 0.5) = 1
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _words(words), 4, "store")
+    assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [4, 1]

@@ -30,6 +30,7 @@ from bankism.explain.simt.records import method_path
 from bankism.explain.simt.values import (
     Closure,
     Failure,
+    FunctionName,
     Group,
     Mask,
     Pointer,
@@ -62,6 +63,9 @@ class Calls:
         local = self._find_local(name)
         if isinstance(local, Variable) and isinstance(local.value, Closure):
             return self._call_closure(local.value, expr, mask)
+        if isinstance(local, Variable) and isinstance(local.value, FunctionName) and isinstance(expr, S.Call):
+            named = S.Call(expr.line, expr.text, local.value.name, expr.args, col=expr.col, file=expr.file)
+            return self.call_frame(named, mask)  # `f(a, b)` with `f` a function passed as a value
         if isinstance(local, Variable) and local.type.kind == "struct":
             method = self.find_method(local.type, "operator()", len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),

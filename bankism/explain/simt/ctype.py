@@ -189,6 +189,7 @@ GROUP_TYPES = {
 GROUP = CType("cooperative group", "group")
 CLOSURE = CType("lambda", "closure")
 FUNCTOR = CType("function object", "functor")
+FUNCTION = CType("function", "functor")
 
 UNSUPPORTED_TYPES = ("__nv_bfloat16_raw", "__nv_fp8_storage_t", "__nv_fp8x2_storage_t")
 

@@ -7,6 +7,7 @@ from contextlib import nullcontext
 
 import numpy as np
 
+from bankism.explain.cuda.registry import BUILTINS
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
@@ -17,6 +18,7 @@ from bankism.explain.simt.struct_copy import designates_memory
 from bankism.explain.simt.values import (
     Closure,
     Failure,
+    FunctionName,
     Functor,
     Group,
     Mask,
@@ -75,7 +77,12 @@ class Expressions:
         return cached
 
     def _name(self, expr: S.Name, mask: Mask) -> Value:
-        binding = self.lookup(expr.name, expr)
+        try:
+            binding = self.lookup(expr.name, expr)
+        except Failure:
+            if not expr.scope and (expr.name in BUILTINS or expr.name in self.program.functions):
+                return FunctionName(C.FUNCTION, expr.name)  # `reduce(fmaxf, v)`: called through later
+            raise
         return self._binding_value(binding, expr, mask)
 
     def _binding_value(self, binding: object, expr: S.Node, mask: Mask) -> Value:

@@ -34,6 +34,7 @@ from bankism.explain.simt.punning import read_as, reinterpreted, write_as
 from bankism.explain.simt.values import (
     Closure,
     Failure,
+    FunctionName,
     Functor,
     Group,
     Mask,
@@ -406,7 +407,7 @@ class Lvalues:
         if t.kind in ("sync", "wmma") and getattr(getattr(value, "type", None), "kind", "") == t.kind:
             return value
         if t.kind in ("group", "closure", "functor"):
-            if isinstance(value, Group | Closure | Functor):
+            if isinstance(value, Group | Closure | Functor | FunctionName):
                 return value
             raise Failure(node, f"cannot convert {value.type} to {t}")
         if isinstance(value, Struct) and value.type != t:

@@ -154,7 +154,18 @@ class Functor:
         self.op = op
 
 
-Value = Scalar | Pointer | Vector | Struct | Group | Closure | Functor
+class FunctionName:
+    """A function named as a value (``thread_reduce(fmaxf, ...)``, a template's ``F f``): a call
+    through it is a call of that function."""
+
+    __slots__ = ("type", "name")
+
+    def __init__(self, type: CType, name: str) -> None:
+        self.type = type
+        self.name = name
+
+
+Value = Scalar | Pointer | Vector | Struct | Group | Closure | Functor | FunctionName
 
 
 def constant(t: CType, value: int | float) -> Scalar:
