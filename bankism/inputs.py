@@ -45,7 +45,7 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),
     Limit("nesting", 128, "levels", "nesting of the parsed source: blocks, parentheses, operators"),
     Limit("includes", 64, "levels", "#include files open inside one another"),
-    Limit("steps", 1 << 16, "statements", "statements explain interprets, over all blocks"),
+    Limit("steps", 1 << 21, "statements", "statements explain interprets, over all blocks"),
     Limit("accesses", 1 << 19, "warp-instructions", "shared-memory warp-instructions explain records"),
     Limit("threads", 1 << 18, "threads", "threads explain simulates (blocks x threads per block)"),
     Limit("instructions", 1 << 23, "warp-instructions", "warp-instructions one check() evaluates"),

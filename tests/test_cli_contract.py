@@ -497,7 +497,7 @@ ADDRESS_VARIANTS = {
 def test_fast_inline_addresses_read_like_json(tmp_path, monkeypatch, variant):
     """Large inline traces read their address rows with NumPy; the answer (arrays or one-line error)
     must be the one json.loads gives."""
-    from bankism.trace import read
+    from bankism.trace import json_text as read
 
     path = tmp_path / "t.json"
     path.write_text(_inline_doc_text(tmp_path, ADDRESS_VARIANTS[variant]))

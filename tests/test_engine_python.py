@@ -65,3 +65,18 @@ def test_plain_python_kernel_names_the_same_invalid_lane(monkeypatch):
 def test_small_batches_use_the_plain_kernel_only_while_numba_is_not_imported():
     assert api.kernel_for(api.PYTHON_KERNEL_MAX + 1) is compiled
     assert api.kernel_for(1) is compiled  # the tests imported Numba
+
+
+@pytest.mark.parametrize("address", [2**63 - 1, 2**62, 2**40])
+def test_plain_python_kernel_refuses_an_address_near_2_to_the_63_like_the_compiled_one(monkeypatch, address):
+    # regression: as plain Python the lane's slot (an int32) overflowed before the lane was
+    # reported invalid (an OverflowError traceback); Numba wraps it silently
+    addresses = np.arange(32, dtype=np.int64) * 4
+    addresses[3] = address
+    messages = []
+    for kernel in (compiled, plain):
+        _with(monkeypatch, kernel)
+        with pytest.raises(bankism.errors.BankismError) as error:
+            bankism.simulate(addresses, width=4)
+        messages.append(str(error.value))
+    assert messages[0] == messages[1]

@@ -172,3 +172,12 @@ def test_punned_values_equal_the_h100s():
         got = {32 * w["warp"] + lane: (a - BASE) // 4 for w in found["warps"]
                for lane, a in enumerate(w["lane_addresses"])}
         assert got == per_thread, name
+
+
+def test_correctly_rounded_reciprocal_and_square_root_give_strides():
+    report = run(MISC / "reciprocal.cu")
+    lane = np.arange(32)
+    check_site(site(report, 7, "s", "store"), {0: (BASE + 4 * 8 * lane).reshape(1, 32)}, 4, "store")
+    check_site(site(report, 8, "s", "store"), {0: (BASE + 4 * 33 * lane).reshape(1, 32)}, 4, "store")
+    assert site(report, 7, "s", "store")["wavefronts"] == 8
+    assert site(report, 8, "s", "store")["wavefronts"] == 1

@@ -356,7 +356,7 @@ ROW = ",".join(str(1024 + 4 * lane) for lane in range(32))
 @pytest.mark.parametrize("variant", ["leading zero", "minus zero", "unicode space", "placeholder", "nan"])
 def test_the_fast_reader_reads_what_json_reads(tmp_path, monkeypatch, variant):
     """The same answer (arrays or one-line error) from the fast reader and from strict JSON alone."""
-    from bankism.trace import read
+    from bankism.trace import json_text as read
 
     doc = trace(launch(rows=[((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 0, FULL, strided(8))]))
     text = traceio.save(doc, tmp_path / "base.json").read_text()

@@ -238,12 +238,15 @@ def simulate_kernel(
             for lane in range(lanes_used):
                 a = addresses[row, np.uintp(lane)]
                 active = (mask >> lane) & 1
-                bad |= ((a < 0) | (a > last_start) | ((a & (width - 1)) != 0)) & active
+                invalid = ((a < 0) | (a > last_start) | ((a & (width - 1)) != 0)) & active
+                bad |= invalid
                 t = lane >> group_shift
                 t &= ~((bits >> (t >> 1)) & 1)
                 unit = a >> unit_shift
                 key = (t << super_shift) | (unit & (n_super - 1))
-                slots[lane] = ((unit << tx_shift) | t) if active else spare
+                # an invalid lane's slot is never used (the instruction is reported below); as plain
+                # Python (engine/kernel_python.py) a huge address would not fit the int32 slot
+                slots[lane] = ((unit << tx_shift) | t) if active and not invalid else spare
                 keys[lane] = key
                 fresh[lane] = active
                 seen |= np.uint64(active) << np.uint64(key & 63)

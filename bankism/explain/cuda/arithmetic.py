@@ -46,7 +46,12 @@ _INTEGER_OK = {"min", "max", "abs", "umin", "umax", "llmin", "llmax"}
 
 for _names, _function in (
     (("sqrtf", "sqrt", "__fsqrt_rn"), np.sqrt),
-    (("rsqrtf", "rsqrt"), lambda x: 1 / np.sqrt(x)),
+    (("rsqrtf", "rsqrt", "__frsqrt_rn"), lambda x: 1 / np.sqrt(x)),
+    (("__frcp_rn", "__drcp_rn"), lambda x: 1 / x),  # round to nearest, as NumPy divides
+    (("__dsqrt_rn",), np.sqrt),
+    (("exp10f", "exp10", "__exp10f"), lambda x: np.power(10.0, x)),
+    (("log10f", "log10", "__log10f"), np.log10),
+    (("tanf", "tan", "__tanf"), np.tan),
     (("expf", "exp", "__expf"), np.exp),
     (("exp2f", "exp2"), np.exp2),
     (("logf", "log", "__logf"), np.log),
