@@ -9,13 +9,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
 from bankism.version import __version__
+
+if TYPE_CHECKING:
+    from bankism.explain import ExplainReport
 
 JSON_FORMAT = "bankism-explain"
 JSON_VERSION = 1
@@ -148,21 +151,32 @@ def _place(text: str, option: str) -> tuple[str | None, int]:
     return file or None, line
 
 
-def _at(entry: dict, place: tuple[str | None, int], main: str) -> bool:
+def _at(entry_file: str | None, entry_line: int, place: tuple[str | None, int], main: str) -> bool:
+    """Whether an entry on ``entry_file:entry_line`` (None: the main file) is on ``place``."""
     from bankism.explain.simt.statements import file_matches
 
     file, line = place
-    return entry["line"] == line and (file is None or file_matches(entry.get("file") or main, file))
+    return entry_line == line and (file is None or file_matches(entry_file or main, file))
 
 
-def _only_lines(sites: list[dict], places: list[tuple[str | None, int]], main: str) -> list[dict]:
-    """The sites on ``places``; a place without any shared-memory access is an error."""
+def _only_lines(report: ExplainReport, places: list[tuple[str | None, int]]) -> ExplainReport:
+    """The report cut to the sites (and trace lines) on ``places``; a place without any
+    shared-memory access is an error."""
+    from dataclasses import replace
+
+    main = report.file
     for place in places:
-        if not any(_at(s, place, main) for s in sites):
+        if not any(_at(s.file, s.line, place, main) for s in report.sites):
             where = f"{place[0]}:{place[1]}" if place[0] else str(place[1])
             raise BankismError(f"--line {where}: no shared-memory access ran on line {place[1]}"
                                + (f" of {place[0]}" if place[0] else ""))
-    return [s for s in sites if any(_at(s, place, main) for place in places)]
+    sites = tuple(s for s in report.sites if any(_at(s.file, s.line, place, main) for place in places))
+    trace = report.trace
+    if trace:
+        main = trace.get("source_file", "")
+        trace = {**trace, "lines": [e for e in trace["lines"]
+                                    if any(_at(e.get("file"), e["line"], place, main) for place in places)]}
+    return replace(report, sites=sites, trace=trace)
 
 
 def _snapshot(snapshot: str | None, when: list[str] | None):  # noqa: ANN202
@@ -224,7 +238,7 @@ def register(app: typer.Typer) -> None:
             "--html", metavar="FILE", help="Also write a self-contained HTML report with bank maps.")] = None,
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
-        from bankism.explain import ExplainOptions, explain, render
+        from bankism.explain import ExplainOptions, explain_report, render
 
         if launch is not None and trace is None:
             raise BankismError("--launch needs --trace FILE")
@@ -257,7 +271,7 @@ def register(app: typer.Typer) -> None:
         source = _read(path)
         try:
             with _waiting_notice(path, sys.stderr.isatty()):
-                report = explain(source, path, options)
+                report = explain_report(source, path, options)
         except (BankismError, KeyboardInterrupt):
             raise
         except RecursionError:
@@ -267,15 +281,11 @@ def register(app: typer.Typer) -> None:
             raise BankismError(f"{path}: internal error in bankism explain ({type(error).__name__}: "
                                f"{error}); please report it with the kernel") from None
         if line:
-            places = [_place(item, "--line") for item in line]
-            report["sites"] = _only_lines(report["sites"], places, report["file"])
-            if report.get("trace"):
-                main = report["trace"].get("source_file", "")
-                report["trace"]["lines"] = [e for e in report["trace"]["lines"]
-                                            if any(_at(e, place, main) for place in places)]
+            report = _only_lines(report, [_place(item, "--line") for item in line])
+        data = report.to_dict() if as_json or html_path is not None else None  # JSON made once, here
         if as_json:
             envelope = {"format": JSON_FORMAT, "version": JSON_VERSION, "bankism": __version__}
-            print(json.dumps({**envelope, **report}, indent=1))
+            print(json.dumps({**envelope, **data}, indent=1))
         else:
             print(render(report, all_warps=all_warps, bank_maps=bank_map))
         if html_path is not None:
@@ -283,4 +293,4 @@ def register(app: typer.Typer) -> None:
             from bankism.files import write_text
             from bankism.render.html import render_page
 
-            write_text(html_path, render_page(explain_page(report)), "--html")
+            write_text(html_path, render_page(explain_page(data)), "--html")

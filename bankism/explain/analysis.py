@@ -149,6 +149,8 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     reserved.update(_signature_names(program.pre.text))
     macros = {name: value for name, value in defines.items()
               if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
+    if not macros:  # every -D binds a parameter: the first parse is the program
+        return program
     return parse(preprocess(source, filename, macros, *paths))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -23,6 +24,7 @@ from bankism.analyze import (
 from bankism.arch import LANES, NCU_COUNTER_OF_OP
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
+from bankism.explain.output.records import SiteRecord
 from bankism.trace import Trace, open_trace
 from bankism.trace.views import Launch
 
@@ -112,8 +114,9 @@ def options_for(options: ExplainOptions, chosen: TraceLaunch, template_names: li
     )
 
 
-def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
-    """The comparison, as plain data (the ``trace`` member of the explain report)."""
+def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch) -> dict:
+    """The comparison of the report's ``sites`` with the trace, as plain data (the ``trace`` member of
+    the explain report)."""
     trace, launch = chosen.trace, chosen.launch
     sass = analyze_launch(trace, launch)
     main = os.path.basename(analysis.filename)
@@ -129,12 +132,12 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
     def place(file: str | None, line: int) -> tuple[int, str]:
         return (line, _base(file, main))
 
-    keys = sorted({place(s["file"], s["line"]) for s in report["sites"]}
+    keys = sorted({place(s.file, s.line) for s in sites}
                   | {place(s.site.file, s.site.line) for s in compiled_sites},
                   key=lambda k: (k[1] != main, k[1], k[0]))
     per_line = []
     for line, file in keys:
-        source = [s for s in report["sites"] if place(s["file"], s["line"]) == (line, file)]
+        source = [s for s in sites if place(s.file, s.line) == (line, file)]
         compiled = [s for s in compiled_sites
                     if place(s.site.file, s.site.line) == (line, file)]
         entry = _line_entry(line, source, compiled, analysis, recorded, file, main)
@@ -150,7 +153,7 @@ def compare(analysis: Analysis, report: dict, chosen: TraceLaunch) -> dict:
         "blocks_recorded": sass.blocks_recorded,
         "environment": {k: trace.doc["environment"].get(k) for k in ("gpu", "cuda", "ncu")},
         "lines": per_line,
-        "totals": _totals(report, sass),
+        "totals": _totals(sites, sass),
     }
 
 
@@ -170,15 +173,15 @@ def _base(file: str | None, main: str) -> str:
     return os.path.basename(file) if file else main
 
 
-def _line_entry(line: int, source: list[dict], compiled: list, analysis: Analysis,
+def _line_entry(line: int, source: list[SiteRecord], compiled: list, analysis: Analysis,
                 recorded: dict[int, np.ndarray], file: str, main: str) -> dict:
     """One source line: its accesses as written and the SASS instructions of the line, both
     grouped by (shared array, op, width); addresses compared where the counts agree."""
     ours: dict[tuple, dict] = {}
     for site in source:
-        key = (site["shared_array"], site["op"], site["width"])
+        key = (site.shared_array, site.op, site.width)
         entry = ours.setdefault(key, _group(key))
-        _add(entry, site["instructions"], site["wavefronts"], site["ideal"], site["conflicts"])
+        _add(entry, site.instructions, site.wavefronts, site.ideal, site.conflicts)
     ours_rows = {key: [_site_rows(s) for s in analysis.sites
                        if s.line == line and _base(s.file, main) == file
                        and (s.region.name, s.op, s.width) == key]
@@ -294,21 +297,21 @@ def _note(source: list[dict], sass: list[dict], verdicts: dict[tuple, str]) -> s
     return "; ".join(parts)
 
 
-def _totals(report: dict, sass: LaunchReport) -> dict:
+def _totals(sites: Sequence[SiteRecord], sass: LaunchReport) -> dict:
     """Per ncu class: the source-level and SASS-level engine counts scaled to the launch, and
     what ncu measured."""
     scale = sass.scale
-    classes = set(sass.classes) | {NCU_COUNTER_OF_OP[site["op"]] for site in report["sites"]}
+    classes = set(sass.classes) | {NCU_COUNTER_OF_OP[site.op] for site in sites}
     source: dict[str, dict[str, float]] = {
         c: {m: 0.0 for m in METRICS} for c in [*CLASSES, *(c for c in OPTIONAL_CLASSES if c in classes)]
     }
-    for site in report["sites"]:
+    for site in sites:
         # ldgsts is an optional class: a site of it opens its own totals
-        totals = source.setdefault(NCU_COUNTER_OF_OP[site["op"]], {m: 0.0 for m in METRICS})
-        if site["op"] in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
-            totals["instructions"] += site["instructions"] * scale
-        totals["wavefronts"] += site["wavefronts"] * scale
-        totals["conflicts"] += site["conflicts"] * scale
+        totals = source.setdefault(NCU_COUNTER_OF_OP[site.op], {m: 0.0 for m in METRICS})
+        if site.op in COUNTED_AS_INSTRUCTIONS:  # ncu counts LDSM/STSM wavefronts, not instructions
+            totals["instructions"] += site.instructions * scale
+        totals["wavefronts"] += site.wavefronts * scale
+        totals["conflicts"] += site.conflicts * scale
     caveats = {}
     if "ldgsts" in source:
         caveat = ldgsts_caveat(sass.sites, "wavefronts")

@@ -1,117 +1,130 @@
-"""The text form of an explain report: the same facts as ``--json``, laid out for reading."""
+"""The text form of an explain report (its typed records): the same facts as ``--json``, laid out for
+reading. The ``--trace`` comparison and the snapshot's cells are read as the plain dicts they are."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bankism.arch import LANES
-from bankism.engine.pipe import PipeCycles
 from bankism.explain.cuda.unmodelled import render_unmodelled
+from bankism.explain.output.records import (
+    BankGeometry,
+    ExplainReport,
+    SiteRecord,
+    SnapshotArrayRecord,
+    SnapshotRecord,
+    WarpEntry,
+)
 
 DEFAULT_WARPS_SHOWN = 8
 GRID_COLUMNS = 16
 
 
-def render(report: dict, all_warps: bool = False, bank_maps: bool = False) -> str:
-    """The report as text: launch, arrays, each access site warp by warp, then the snapshot."""
+def render(report: ExplainReport | dict, all_warps: bool = False, bank_maps: bool = False) -> str:
+    """The report as text: launch, arrays, each access site warp by warp, then the snapshot. A dict
+    (the JSON report, as ``bankism.explain.explain`` returns it) is read into records first."""
+    if isinstance(report, dict):
+        report = ExplainReport.from_dict(report)
     lines = _header(report)
-    for site in report["sites"]:
+    for site in report.sites:
         lines.append("")
-        lines.extend(_site(site, all_warps, bank_maps, report["file"]))
-    if report.get("unmodelled"):
-        lines.extend(render_unmodelled(report["unmodelled"], lambda entry: _where(entry, report["file"])))
-    if not report["sites"] and not report.get("unmodelled"):
+        lines.extend(_site(site, all_warps, bank_maps, report.file))
+    if report.unmodelled:
+        main = report.file
+        lines.extend(render_unmodelled(list(report.unmodelled), lambda entry: _where(
+            entry.get("file", main), entry["line"],
+            [(c["function"], c["file"], c["line"]) for c in entry.get("call_stack") or []], main)))
+    if not report.sites and not report.unmodelled:
         lines.append("")
         lines.append("No shared-memory accesses ran in the simulated blocks.")
-    elif report.get("shared_pipe"):
-        pipe = report["shared_pipe"]
+    elif report.shared_pipe.modelled:
         lines.append("")
-        lines.append(PipeCycles(pipe["block_cycles"], pipe["ideal_block_cycles"], pipe["blocks"],
-                                report["arch"]).describe())
-    if report.get("trace"):
+        lines.append(report.shared_pipe.describe())
+    if report.trace:
         lines.append("")
-        lines.extend(render_trace(report["trace"]))
-    if report.get("snapshot"):
+        lines.extend(render_trace(report.trace))
+    if report.snapshot:
         lines.append("")
-        lines.extend(render_snapshot(report["snapshot"], report["bank_geometry"]))
+        lines.extend(render_snapshot(report.snapshot, report.bank_geometry))
     return "\n".join(lines)
 
 
-def _dims(values: list[int]) -> str:
+def _dims(values: Sequence[int]) -> str:
     return "(" + ",".join(str(v) for v in values) + ")"
 
 
-def _header(report: dict) -> list[str]:
-    launch = report["launch"]
-    blocks = ", ".join(_dims(b) for b in launch["blocks"][:8])
-    if len(launch["blocks"]) > 8:
-        blocks += f", ... ({len(launch['blocks'])} blocks)"
+def _header(report: ExplainReport) -> list[str]:
+    launch = report.launch
+    blocks = ", ".join(_dims(b) for b in launch.blocks[:8])
+    if len(launch.blocks) > 8:
+        blocks += f", ... ({len(launch.blocks)} blocks)"
     lines = [
-        f"{report['file']}: kernel {report['kernel']}, {report['arch']}",
-        f"launch: grid {_dims(launch['grid'])}, block {_dims(launch['block'])} (from {launch['from']}); "
-        f"{launch['threads_per_block']} threads = {_count(launch['warps_per_block'], 'warp')} per block; "
-        f"simulated block{'s' if len(launch['blocks']) > 1 else ''} {blocks}",
+        f"{report.file}: kernel {report.kernel}, {report.arch}",
+        f"launch: grid {_dims(launch.grid)}, block {_dims(launch.block)} (from {launch.origin}); "
+        f"{launch.threads_per_block} threads = {_count(launch.warps_per_block, 'warp')} per block; "
+        f"simulated block{'s' if len(launch.blocks) > 1 else ''} {blocks}",
     ]
-    if launch["template"]:
-        lines.append("template arguments: " + ", ".join(f"{k}={v}" for k, v in launch["template"].items()))
-    if launch["parameters"]:
+    if launch.template:
+        lines.append("template arguments: " + ", ".join(f"{k}={v}" for k, v in launch.template.items()))
+    if launch.parameters:
         lines.append("scalar arguments: " + ", ".join(
-            f"{k}={'unknown' if v is None else v}" for k, v in launch["parameters"].items()))
-    lines.extend(f"assumption: {note}" for note in report.get("assumptions", []))
-    if launch["launches_in_file"] > 1 and launch["from"].startswith("line"):
-        lines.append(f"note: the file launches {report['kernel']} {launch['launches_in_file']} times; "
+            f"{k}={'unknown' if v is None else v}" for k, v in launch.parameters.items()))
+    lines.extend(f"assumption: {note}" for note in report.assumptions)
+    if launch.launches_in_file > 1 and launch.origin.startswith("line"):
+        lines.append(f"note: the file launches {report.kernel} {launch.launches_in_file} times; "
                      "this is the first launch (use -D, --grid and --block for another)")
-    if launch["dynamic_shared_bytes"]:
-        lines.append(f"dynamic shared memory: {launch['dynamic_shared_bytes']} bytes")
-    for array in report["shared_arrays"]:
-        shape = "".join(f"[{d}]" for d in array["shape"])
-        lines.append(f"shared: {array['dtype']} {array['name']}{shape} at bytes {array['base_offset']}.."
-                     f"{array['base_offset'] + array['size_bytes'] - 1} ({array['size_bytes']} bytes, "
-                     f"declared line {array['line']}{', extern' if array['extern'] else ''})")
+    if launch.dynamic_shared_bytes:
+        lines.append(f"dynamic shared memory: {launch.dynamic_shared_bytes} bytes")
+    for array in report.shared_arrays:
+        shape = "".join(f"[{d}]" for d in array.shape)
+        lines.append(f"shared: {array.dtype} {array.name}{shape} at bytes {array.base_offset}.."
+                     f"{array.base_offset + array.size_bytes - 1} ({array.size_bytes} bytes, "
+                     f"declared line {array.line}{', extern' if array.extern else ''})")
     return lines
 
 
-def _where(site: dict, main_file: str) -> str:
-    """``line 90`` (``header.cuh:90`` in another file), with the inline call stack of an
-    access inside a helper: ``line 90 in ld_vec, called from line 142``."""
+def _where(file: str, line: int, stack: Sequence[tuple[str, str, int]], main_file: str) -> str:
+    """``line 90`` (``header.cuh:90`` in another file), with the inline call stack (function, file,
+    line per call) of an access inside a helper: ``line 90 in ld_vec, called from line 142``."""
     def place(file: str, line: int) -> str:
         return f"line {line}" if file == main_file else f"{file}:{line}"
 
-    text = place(site.get("file", main_file), site["line"])
-    stack = site.get("call_stack") or []
-    for call in stack:
-        text += f" in {call['function']}, called from {place(call['file'], call['line'])}"
+    text = place(file, line)
+    for function, call_file, call_line in stack:
+        text += f" in {function}, called from {place(call_file, call_line)}"
     return text
 
 
-def _site(site: dict, all_warps: bool, bank_maps: bool, main_file: str = "") -> list[str]:
+def _site(site: SiteRecord, all_warps: bool, bank_maps: bool, main_file: str = "") -> list[str]:
+    stack = [(c.function, c.file, c.line) for c in site.call_stack]
     lines = [
-        f"{_where(site, main_file or site.get('file', ''))}: {site['op']}"
-        f"{' ' + site['atomic_op'] if site['atomic_op'] else ''} "
-        f"{site['expression']} ({site['width']}-byte {site['dtype']})",
-        f"  source:      {site['source']}",
-        *([f"  SASS:        {site['sass']} (nvcc, sm_90)"] if site.get("sass") else []),
-        f"  total:       {_count(site['instructions'], 'warp-instruction')}, "
-        f"{_count(site['wavefronts'], 'wavefront')}, ideal {site['ideal']}, "
-        f"conflicts {site['conflicts']} (ncu), {_cycles_text(site['cycles'])}",
-        f"  grouping:    {site['split']['unit']} transactions; a merge rule fired in "
-        f"{site['split']['merged_instructions']} of {site['instructions']} instructions",
+        f"{_where(site.file, site.line, stack, main_file or site.file)}: {site.op}"
+        f"{' ' + site.atomic_op if site.atomic_op else ''} "
+        f"{site.expression} ({site.width}-byte {site.dtype})",
+        f"  source:      {site.source}",
+        *([f"  SASS:        {site.sass} (nvcc, sm_90)"] if site.sass else []),
+        f"  total:       {_count(site.instructions, 'warp-instruction')}, "
+        f"{_count(site.wavefronts, 'wavefront')}, ideal {site.ideal}, "
+        f"conflicts {site.conflicts} (ncu), {_cycles_text(site.cycles)}",
+        f"  grouping:    {site.split_unit} transactions; a merge rule fired in "
+        f"{site.merged_instructions} of {site.instructions} instructions",
     ]
-    for explanation in site["split"]["explanations"]:
-        example = explanation["example"]
-        lines.append(f"  engine:      [{explanation['instructions']} instr., e.g. block "
-                     f"{_dims(example['block'])} warp {example['warp']}] {explanation['text']}")
+    for entry in site.explanations:
+        lines.append(f"  engine:      [{entry.instructions} instr., e.g. block "
+                     f"{_dims(entry.example_block)} warp {entry.example_warp}] {entry.text}")
         if bank_maps:
-            lines.extend("               " + row for row in explanation["bank_map"]["text"].split("\n"))
-    warps = site["warps"]
+            lines.extend("               " + row for row in entry.bank_map.text.split("\n"))
+    warps = site.warps
     shown = warps if all_warps else warps[:DEFAULT_WARPS_SHOWN]
+    several_blocks = len({w.block for w in warps}) > 1
     for warp in shown:
-        lines.append(f"  warp {warp['warp']:>2}{_block_label(warp, site)}: {_wavefront_summary(warp)}")
+        label = f" of block {_dims(warp.block)}" if several_blocks else ""
+        lines.append(f"  warp {warp.warp:>2}{label}: {_wavefront_summary(warp)}")
         lines.append(f"           lanes (first execution): {summarize_lanes(warp)}")
     if len(shown) < len(warps):
         lines.append(f"  ... {len(warps) - len(shown)} more warps (--all-warps shows them)")
-    lines.append(f"  verdict:     {site['verdict']}")
+    lines.append(f"  verdict:     {site.verdict}")
     return lines
 
 
@@ -123,25 +136,22 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _block_label(warp: dict, site: dict) -> str:
-    blocks = {tuple(w["block"]) for w in site["warps"]}
-    return f" of block {_dims(warp['block'])}" if len(blocks) > 1 else ""
-
-
-def _wavefront_summary(warp: dict) -> str:
-    counts = Counter(zip(warp["wavefronts"], warp["ideal"], strict=True))
+def _wavefront_summary(warp: WarpEntry) -> str:
+    counts = Counter(zip(warp.wavefronts, warp.ideal, strict=True))
     parts = []
     for (wavefronts, ideal), times in sorted(counts.items()):
         extra = wavefronts - ideal
         conflict = f", {extra} conflict{'s' if extra != 1 else ''}" if extra else ""
         parts.append(f"{wavefronts} wavefront{'s' if wavefronts != 1 else ''} (ideal {ideal}{conflict}) "
                      f"x {times}")
-    return f"{warp['executions']} execution{'s' if warp['executions'] != 1 else ''}: " + "; ".join(parts)
+    return f"{warp.executions} execution{'s' if warp.executions != 1 else ''}: " + "; ".join(parts)
 
 
-def summarize_lanes(warp: dict) -> str:
+def summarize_lanes(warp: WarpEntry | dict) -> str:
     """Lane addresses as runs: ``lanes 0-15 -> A_shared[0][0..15] (bytes 1024..1144, step 8)``."""
-    addresses, elements = warp["lane_addresses"], warp["lane_elements"]
+    if isinstance(warp, dict):
+        warp = WarpEntry.from_dict(warp)
+    addresses, elements = warp.lane_addresses, warp.lane_elements
     runs: list[tuple[int, int, int]] = []
     lane = 0
     while lane < LANES:
@@ -169,7 +179,7 @@ def summarize_lanes(warp: dict) -> str:
     return "; ".join(parts)
 
 
-def _run_text(addresses: list, elements: list, first: int, last: int, step: int) -> str:
+def _run_text(addresses: Sequence, elements: Sequence, first: int, last: int, step: int) -> str:
     lanes = f"lane {first}" if first == last else f"lanes {first}-{last}"
     if step == -1:
         return f"{lanes} inactive"
@@ -236,34 +246,33 @@ def _counts(site: dict) -> str:
 # --- snapshot ----------------------------------------------------------------------------
 
 
-def render_snapshot(snapshot: dict, geometry: dict) -> list[str]:
+def render_snapshot(snapshot: SnapshotRecord, geometry: BankGeometry) -> list[str]:
     """Every shared array at the snapshot as grids: source element, byte offset, bank(s)."""
-    when = ", ".join(f"{k}={v}" for k, v in snapshot["when"].items())
-    lines = [f"snapshot after line {snapshot['line']}{' with ' + when if when else ''}, block "
-             f"{_dims(snapshot['block'])}"]
-    for name, array in snapshot["arrays"].items():
+    when = ", ".join(f"{k}={v}" for k, v in snapshot.when.items())
+    lines = [f"snapshot after line {snapshot.line}{' with ' + when if when else ''}, block "
+             f"{_dims(snapshot.block)}"]
+    for array in snapshot.arrays:
         lines.append("")
-        lines.extend(_snapshot_array(name, array, geometry))
+        lines.extend(_snapshot_array(array, geometry))
     return lines
 
 
-def _snapshot_array(name: str, array: dict, geometry: dict) -> list[str]:
-    shape = array["shape"]
-    cells = array["cells"]
-    lines = [f"{name}: {array['dtype']}{''.join(f'[{d}]' for d in shape)} at byte {array['base_offset']} "
-             f"({array['element_size']} bytes per element)"]
+def _snapshot_array(array: SnapshotArrayRecord, geometry: BankGeometry) -> list[str]:
+    name, shape, cells = array.name, list(array.shape), list(array.cells)
+    lines = [f"{name}: {array.dtype}{''.join(f'[{d}]' for d in shape)} at byte {array.base_offset} "
+             f"({array.element_size} bytes per element)"]
     formula = source_formula(name, shape, cells)
     if formula:
         lines.append(f"  contents: {formula}")
     layout = address_formula(name, shape, cells)
     if layout:
-        word = geometry["bank_bytes"]
-        lines.append(f"  layout:   {layout}; bank = (byte / {word}) mod {geometry['banks']} "
+        word = geometry.bank_bytes
+        lines.append(f"  layout:   {layout}; bank = (byte / {word}) mod {geometry.banks} "
                      f"for each {word}-byte word")
     matrix = _single_matrix(cells)
     legend = (f"element of {matrix} (offset from its start)" if matrix
               else "what the cell holds")
-    rows = _grid_rows(shape, cells, array["element_size"], geometry["banks"] * geometry["bank_bytes"])
+    rows = _grid_rows(shape, cells, array.element_size, geometry.banks * geometry.bank_bytes)
     lines.append(f"  {legend}; '-' = never written, '=v' = a value computed in the kernel:")
     lines.extend(_grid(rows, lambda c: _source_cell(c, matrix)))
     lines.append("  byte offset:")
