@@ -96,3 +96,12 @@ def test_a_function_named_as_a_value_is_called_through_a_template_parameter():
     for line, words in expected.items():
         check_site(site(report, line, "s", "store"), _words(words), 4, "store")
     assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [4, 1]
+
+
+def test_parenthesised_variables_read_as_casts_are_variables():
+    report = run(HELDOUT / "paren_vars.cu")
+    t = np.arange(32)
+    expected = {11: 1 + 32 * t, 12: 2 * t + 1, 13: t, 14: 4 * t}
+    for line, words in expected.items():
+        check_site(site(report, line, "tile", "store"), _words(words), 4, "store")
+    assert [site(report, line, "tile", "store")["wavefronts"] for line in expected] == [32, 2, 1, 4]

@@ -110,3 +110,70 @@ def misread_comparisons(text: str, root: Node) -> str | None:
         else:
             data = data[:start] + b"(" + data[start:end] + b")" + data[end:]
     return data.decode()
+
+
+_TYPE_DECLARATIONS = ("type_definition", "struct_specifier", "class_specifier", "union_specifier",
+                      "enum_specifier", "alias_declaration", "type_parameter_declaration",
+                      "optional_type_parameter_declaration")
+_DECLARATOR_WRAPPERS = ("init_declarator", "pointer_declarator", "array_declarator", "reference_declarator")
+
+
+def _names(root: Node) -> tuple[set[str], set[str]]:
+    """(names declared as variables or parameters, names declared as types) in the file."""
+    variables, types = set(), set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type in ("declaration", "parameter_declaration", "field_declaration"):
+            for declarator in node.children_by_field_name("declarator"):
+                while declarator is not None and declarator.type in _DECLARATOR_WRAPPERS:
+                    declarator = declarator.child_by_field_name("declarator") or (
+                        named_children(declarator)[-1] if named_children(declarator) else None)
+                if declarator is not None and declarator.type == "identifier":
+                    variables.add(node_text(declarator))
+        elif node.type in _TYPE_DECLARATIONS:
+            for child in node.children:
+                if child.type in ("type_identifier", "identifier"):
+                    types.add(node_text(child))
+            name = node.child_by_field_name("declarator") or node.child_by_field_name("name")
+            if name is not None and name.type in ("type_identifier", "identifier"):
+                types.add(node_text(name))
+    return variables, types
+
+
+def misread_casts(text: str, root: Node) -> str | None:
+    """``text`` with parenthesised variables tree-sitter read as casts made plain, or None when
+    there are none: in ``A[(i) + (j) * lda]`` (a macro's argument in parentheses) ``(i) + ...``
+    reads as a cast of ``+(j)`` to a type ``i``. A cast to a name the file declares as a
+    variable and never as a type, of a unary ``+ - * &``, is such a misread: its parentheses
+    become blanks, so lines and columns stay."""
+    casts = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type != "cast_expression":
+            continue
+        type_node, value = node.child_by_field_name("type"), node.child_by_field_name("value")
+        if type_node is None or value is None or value.type not in ("unary_expression", "pointer_expression"):
+            continue
+        operator = value.child_by_field_name("operator")
+        if operator is None or node_text(operator) not in ("+", "-", "*", "&"):
+            continue
+        inner = named_children(type_node)
+        if len(inner) == 1 and inner[0].type == "type_identifier":
+            casts.append((node, node_text(inner[0])))
+    if not casts:
+        return None
+    variables, types = _names(root)
+    spans = [(node.start_byte, node.child_by_field_name("type").end_byte) for node, name in casts
+             if name in variables and name not in types]
+    if not spans:
+        return None
+    data = bytearray(text.encode())
+    for start, end in spans:
+        close = data.index(b")", end)
+        data[start:start + 1] = b" "
+        data[close:close + 1] = b" "
+    return data.decode()
