@@ -105,3 +105,20 @@ def test_parenthesised_variables_read_as_casts_are_variables():
     for line, words in expected.items():
         check_site(site(report, line, "tile", "store"), _words(words), 4, "store")
     assert [site(report, line, "tile", "store")["wavefronts"] for line in expected] == [32, 2, 1, 4]
+
+
+def test_a_files_overloads_of_builtins_and_a_global_address_test(tmp_path):
+    report = run(HELDOUT / "builtin_overloads.cu")
+    t = np.arange(32)
+    # CUDA's exp(0.0f) = 1 (not the file's float4 exp); the file's exp of a float4 of zeros sums to 4;
+    # the file's float atomicMax calls CUDA's int one on s[8t + signbit(-1)]
+    cases = ((16, 2 * t, "store", 2), (18, 4 * t, "store", 4), (8, 8 * t + 1, "atomic", 8))
+    for line, words, op, wavefronts in cases:
+        check_site(site(report, line, "s", op), _words(words), 4, op)
+        assert site(report, line, "s", op)["wavefronts"] == wavefronts
+    assert site(report, 8, "s", "atomic")["call_stack"][0]["line"] == 19
+    source = tmp_path / "aligned.cu"
+    text = (HELDOUT / "builtin_overloads.cu").read_text()
+    source.write_text(text.replace("out[t] = 0.f;", "out[t] = s[t];"))
+    with pytest.raises(BankismError, match="depends on the address of global memory"):
+        run(source)

@@ -238,3 +238,8 @@ for _name, _source, _target in (
 ):
     BUILTINS[_name] = _bit_cast(_source, _target)
 
+
+# classification: an int, nonzero where the float has the property (computed in the float's type)
+for _name, _test in (("signbit", np.signbit), ("isnan", np.isnan), ("isinf", np.isinf),
+                     ("isfinite", np.isfinite)):
+    BUILTINS[_name] = _math(_test, 1, C.INT)

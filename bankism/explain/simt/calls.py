@@ -76,7 +76,7 @@ class Calls:
             method, this, owner = self.method_target(this_type, self.frame.this, name, len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
                                base_scope=owner.info.bindings, explicit=expr.template_args)
-        if local is None and name in self.program.functions:
+        if local is None and name in self.program.functions and not self._builtin_fits_better(expr, mask):
             return self._call_function(expr, mask)
         struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
         if struct is not None:
@@ -101,6 +101,32 @@ class Calls:
 
     def _local_names(self) -> set[str]:
         return set().union(*self.frame.scopes)
+
+    def _builtin_fits_better(self, expr: S.Call, mask: Mask) -> bool:
+        """Whether a call of a name that is both a built-in and a function of the file (a
+        ``float4 exp(float4)`` next to CUDA's ``exp``, a ``float atomicMax(float *, float)``
+        calling the ``int`` one) is the built-in's: no plain overload of the file takes the
+        arguments (a number for a number, a pointer to the same type, the same vector or struct)."""
+        if expr.function not in BUILTINS or any(
+                isinstance(n, S.Assign | S.IncDec | S.MethodCall) or isinstance(n, S.Call) and (
+                    n.function not in BUILTINS or n.function.startswith(_EFFECTS))
+                for n in S.walk(list(expr.args))):
+            return False
+        values = [self.eval(a, mask) for a in expr.args]  # no side effects: evaluated again later
+        for function in self.program.functions[expr.function]:
+            if function.template_params or function.error is not None or len(function.params) != len(values):
+                return False
+            frame = Frame(function, [{}], np.zeros(self.threads, bool), None)
+            self.frames.append(frame)
+            try:
+                types = [self.parameter_type(p.type, mask) for p in function.params]
+                if all(_takes(t, v) for t, v in zip(types, values, strict=True)):
+                    return False
+            except (Failure, BankismError):
+                return False
+            finally:
+                self.frames.pop()
+        return True
 
     def _call_function(self, expr: S.Call, mask: Mask) -> Frame:
         given = len(expr.args)
@@ -436,6 +462,19 @@ class Calls:
                 for scope in scopes
             ]
         return Closure(C.CLOSURE, expr, scopes, self.frame.this)
+
+
+#: Built-ins with effects (an argument calling one is not evaluated twice).
+_EFFECTS = ("atomic", "__sync", "__st", "mem", "__threadfence", "__nanosleep", "__pipeline", "__ld")
+
+
+def _takes(t: CType, value: Value) -> bool:
+    """Whether a parameter of type ``t`` takes ``value`` (for choosing a built-in or not)."""
+    if t.is_arithmetic:
+        return isinstance(value, Scalar)
+    if t.kind == "ptr":
+        return isinstance(value, Pointer) and value.type.elem == t.elem
+    return value.type == t
 
 
 def returned_lvalue(frame: Frame, expr: S.Node) -> object:

@@ -37,6 +37,7 @@ from bankism.explain.simt.values import (
     logical_not,
     negate,
     select,
+    unknown,
 )
 
 _COMPONENTS = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -393,6 +394,10 @@ class Expressions:
             if t.kind == "void":
                 return constant(C.INT, 0)
             raise Failure(expr, f"unsupported construct: cast to {t}")
+        if isinstance(value, Pointer) and isinstance(value.region, GlobalMatrix) and t.is_integer:
+            # `reinterpret_cast<size_t>(p) % 16` (an alignment test): where global memory lies is
+            # not known, so neither is the address
+            return unknown(t, f"the address of global memory ({value.region.name})")
         if expr.style == "reinterpret":
             raise Failure(expr, "unsupported construct: reinterpret_cast to a non-pointer type")
         return self.coerce(value, t, expr)
