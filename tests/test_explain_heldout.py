@@ -122,3 +122,13 @@ def test_a_files_overloads_of_builtins_and_a_global_address_test(tmp_path):
     source.write_text(text.replace("out[t] = 0.f;", "out[t] = s[t];"))
     with pytest.raises(BankismError, match="depends on the address of global memory"):
         run(source)
+
+
+def test_memcpy_between_per_thread_objects_of_other_types_reads_the_bytes_back():
+    report = run(HELDOUT / "memcpy_bits.cu")
+    t = np.arange(32)
+    # float2 -> long long -> float2 keeps (1, 2); 1.0f is 0x3f800000; 2.0f's bits >> 28 are 4
+    expected = {18: 2 * t, 20: 7 * t, 23: 4 * t}
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _words(words), 4, "store")
+    assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [2, 1, 4]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from bankism.arch import LANES
-from bankism.explain.cuda import arithmetic, atomics, memset  # noqa: F401 (importing registers their built-ins)
+from bankism.explain.cuda import arithmetic, atomics  # noqa: F401 (importing them registers their built-ins)
+from bankism.explain.cuda.memset import value_bytes, value_from_bytes
 from bankism.explain.cuda.ptx_types import shared_address
 from bankism.explain.cuda.registry import (  # noqa: F401 (call_builtin re-exported: simt.calls uses it)
     BUILTINS,
@@ -161,9 +162,24 @@ def _memcpy(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         return constant(C.INT, 0)
     components = source.comps if isinstance(source, Vector) else [source]
     n = machine.threads
+    raw = value_bytes(source, n)
+    element = t.scalar if t.kind == "array" else t
+    numbers = t.kind in ("int", "float", "vec") or (
+        t.kind == "array" and element.kind in ("int", "float") and element.size == t.elem.size)
+    if raw is not None and numbers:
+        # known bytes read back as another type (a bit cast between numbers and vectors)
+        data, known = raw
+        step = element.size
+        for i in range(t.size // step if t.kind == "array" else 1):
+            slot = S.Subscript(expr.line, expr.text, dst_expr, S.Literal(expr.line, str(i), i, "int"),
+                               file=expr.file) if t.kind == "array" else dst_expr
+            part = slice(i * step, i * step + (step if t.kind == "array" else t.size))
+            value = value_from_bytes(t if t.kind != "array" else element, data[:, part], known[:, part],
+                                     components[0].taint, expr)
+            machine.store_to(machine.lvalue(slot, mask), value, mask, expr)
+        return constant(C.INT, 0)
     if any(not isinstance(c, Scalar) or flags_per_thread(c.known, n)[mask.arr].any() for c in components):
         raise Failure(expr, f"unsupported construct: memcpy() of known {source.type} bytes into {t}")
-    element = t.scalar if t.kind == "array" else t
     if element.kind not in ("int", "float"):
         raise Failure(expr, f"unsupported construct: memcpy() into {t}")
     taint = components[0].taint

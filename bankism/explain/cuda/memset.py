@@ -1,7 +1,8 @@
 """``memset(dst, byte, n)`` in device code on per-thread objects (a kernel clearing its
 register tile: ``memset(acc, 0, sizeof(acc))``): every element of a local array, or a part of
 one from a pointer into it, or a local scalar or vector variable, gets ``n`` bytes of ``byte``.
-On shared memory nvcc emits real stores for it, which are not modelled: refused in one line."""
+On shared memory nvcc emits real stores for it, which are not modelled: refused in one line.
+Also the bytes of a number or vector read back as another type (``memcpy`` as a bit cast)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,18 @@ from bankism.explain.simt.bindings import MemLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import GlobalMatrix, LocalArray, local_store
-from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Value, Vector, all_known, constant
+from bankism.explain.simt.values import (
+    Failure,
+    Mask,
+    Pointer,
+    Scalar,
+    Value,
+    Vector,
+    all_known,
+    constant,
+    flags_per_thread,
+    per_thread,
+)
 
 
 def filled(t: CType, byte: int, node: S.Node) -> Value:
@@ -25,6 +37,33 @@ def filled(t: CType, byte: int, node: S.Node) -> Value:
         raise Failure(node, f"unsupported construct: memset() of a {t}")
     bits = np.full(t.size, byte, np.uint8).view(t.dtype)[0]
     return Scalar(t, bits)
+
+
+def value_bytes(value: Value, threads: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(bytes, known) of a number or vector as the GPU holds it: (threads, size) arrays; None
+    for anything else (a pointer, a struct)."""
+    comps = value.comps if isinstance(value, Vector) else [value]
+    if not all(isinstance(c, Scalar) for c in comps):
+        return None
+    parts, known = [], []
+    for c in comps:
+        data = np.ascontiguousarray(per_thread(c.data, threads).astype(c.type.dtype))
+        parts.append(data.view(np.uint8).reshape(threads, c.type.size))
+        known.append(np.repeat(flags_per_thread(c.known, threads)[:, None], c.type.size, axis=1))
+    return np.concatenate(parts, axis=1), np.concatenate(known, axis=1)
+
+
+def value_from_bytes(t: CType, data: np.ndarray, known: np.ndarray, taint: str | None, node: S.Node) -> Value:
+    """The value of type ``t`` (a number or vector) whose bytes are ``data`` (threads, t.size)."""
+    if t.kind == "vec":
+        size = t.elem.size
+        parts = [slice(i * size, (i + 1) * size) for i in range(t.count)]
+        return Vector(t, [value_from_bytes(t.elem, data[:, p], known[:, p], taint, node) for p in parts])
+    if t.kind not in ("int", "float") or data.shape[1] != t.size:
+        raise Failure(node, f"unsupported construct: bytes read back as a {t}")
+    ok = known.all(axis=1)
+    return Scalar(t, np.ascontiguousarray(data).view(t.dtype).reshape(-1).copy(), ok, None,
+                  None if ok.all() else taint or "values not known")
 
 
 def _memset(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
