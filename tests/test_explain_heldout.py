@@ -132,3 +132,12 @@ def test_memcpy_between_per_thread_objects_of_other_types_reads_the_bytes_back()
     for line, words in expected.items():
         check_site(site(report, line, "s", "store"), _words(words), 4, "store")
     assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [2, 1, 4]
+
+
+def test_aliases_declared_in_a_function_body_name_types_for_the_rest_of_it():
+    report = run(HELDOUT / "local_alias.cu")
+    t = np.arange(32)
+    expected = {8: 3 * t, 9: 8 * t}  # (t << 33) >> 33 needs a 64-bit `wide`; sizeof(wide) = 8
+    for line, words in expected.items():
+        check_site(site(report, line, "s", "store"), _words(words), 4, "store")
+    assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [1, 8]

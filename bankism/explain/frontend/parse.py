@@ -368,7 +368,9 @@ class _Converter(Declarations, ExpressionConverter):
             aliases = self.aliases(node)
             if not aliases:
                 raise self.unsupported(node, "typedef" if kind == "type_definition" else "using alias")
-            return S.Block(line, text, end, [S.TypeDef(line, text, end, name, t) for name, t in aliases])
+            typedefs = [S.TypeDef(line, text, end, name, t) for name, t in aliases]
+            # one alias is the statement itself: a Block would scope it to itself
+            return typedefs[0] if len(typedefs) == 1 else S.Block(line, text, end, typedefs)
         names = {
             "switch_statement": "switch statement",
             "goto_statement": "goto",
