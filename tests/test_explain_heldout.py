@@ -141,3 +141,18 @@ def test_aliases_declared_in_a_function_body_name_types_for_the_rest_of_it():
     for line, words in expected.items():
         check_site(site(report, line, "s", "store"), _words(words), 4, "store")
     assert [site(report, line, "s", "store")["wavefronts"] for line in expected] == [1, 8]
+
+
+def test_host_variables_changed_after_their_declaration_are_not_known(tmp_path):
+    path = HELDOUT / "host_changes.cu"
+    with pytest.raises(BankismError, match=r"host_changes.cu:16: cannot evaluate the launch's grid `blocks`"):
+        run(path)  # config(blocks) sets it through a reference: its declared 1 is not its value
+    report = run(path, grid=(4, 1, 1))
+    check_site(site(report, 5, "s", "store"), _words(4 * np.arange(32)), 4, "store")
+    assert site(report, 5, "s", "store")["wavefronts"] == 4
+    source = tmp_path / "assigned.cu"
+    source.write_text(path.read_text().replace("  config(blocks);\n", "  blocks = 2;\n"))
+    with pytest.raises(BankismError, match="cannot evaluate the launch's grid"):
+        run(source)
+    source.write_text(path.read_text().replace("  config(blocks);\n", ""))  # show() takes a const&
+    assert run(source)["launch"]["grid"] == [1, 1, 1]

@@ -33,6 +33,8 @@ class HostScope:
         #: name -> (declaration, declarator) of every host variable seen, initialized or not.
         self.declarations: dict[str, tuple[Node, Node]] = {}
         self._busy: set[str] = set()
+        #: host variables assigned or passed by reference after their declaration, before the launch
+        self.changed: set[str] = set()
         #: ``using NAME = type;`` seen at file scope or before the launch: name -> the type as written
         self.aliases: dict[str, str] = {}
         #: the parameters of the host functions being evaluated (``ceil_div(a, b)``), innermost last
@@ -56,8 +58,32 @@ class HostScope:
                     self.aliases[node_text(name)] = " ".join(node_text(aliased).split())
             elif node.type == "function_definition" and top_only:
                 continue
+            elif not top_only and node.type in _CHANGES:
+                self._note_changes(node)
+                stack.extend(reversed(node.children))
             elif not top_only or node.type in ("translation_unit", "expression_statement"):
                 stack.extend(reversed(node.children))
+
+    def _note_changes(self, node: Node) -> None:
+        """Remember the variables ``node`` may change after their declaration (``n = ...``,
+        ``n++``, ``f(&n)``, ``f(n)`` with a file function taking a non-const reference there):
+        their declared value is not theirs at the launch."""
+        if node.type == "assignment_expression":
+            changed = [node.child_by_field_name("left")]
+        elif node.type == "update_expression":
+            changed = [node.child_by_field_name("argument")]
+        else:
+            args = named_children(node.child_by_field_name("arguments"))
+            function = node.child_by_field_name("function")
+            if function is not None and function.type == "template_function":
+                function = function.child_by_field_name("name")
+            by_reference = _reference_parameters(self.program.root, node_text(function).split("::")[-1])
+            changed = [a.child_by_field_name("argument") if a.type == "pointer_expression"
+                       and node_text(a.child_by_field_name("operator")) == "&" else a
+                       for i, a in enumerate(args) if i in by_reference or a.type == "pointer_expression"]
+        for target in changed:
+            if target is not None and target.type == "identifier":
+                self.changed.add(node_text(target))
 
     def declared_type(self, name: str) -> tuple[str, int] | None:
         """(base type, pointer levels) of the host variable ``name`` as last declared before the
@@ -98,7 +124,7 @@ class HostScope:
             return self._frames[-1][name]
         if name in self.given:
             return self.given[name]
-        if name not in self.nodes or name in self._busy:
+        if name not in self.nodes or name in self._busy or name in self.changed:
             raise HostUnknown(name)
         self._busy.add(name)
         try:
@@ -256,6 +282,36 @@ def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[
             names.append((node_text(inner), any(w in _INTEGER_TYPES for w in type_words)))
         return (names, returned[0]) if returned else None
     return None
+
+
+_CHANGES = ("assignment_expression", "update_expression", "call_expression")
+
+
+def _reference_parameters(root: Node, name: str) -> set[int]:
+    """Positions of the non-const reference parameters of the functions of the file named ``name``."""
+    out: set[int] = set()
+    stack = list(root.children)
+    while stack:
+        node = stack.pop()
+        if node.type in ("template_declaration", "namespace_definition", "declaration_list"):
+            stack.extend(node.children)
+        if node.type != "function_definition":
+            continue
+        declarator = node.child_by_field_name("declarator")
+        while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+            declarator = named_children(declarator)[-1]
+        if declarator is None or declarator.type != "function_declarator":
+            continue
+        if node_text(declarator.child_by_field_name("declarator")).split("::")[-1] != name:
+            continue
+        params = [p for p in named_children(declarator.child_by_field_name("parameters"))
+                  if p.type == "parameter_declaration"]
+        for i, param in enumerate(params):
+            inner = param.child_by_field_name("declarator")
+            const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in param.children)
+            if inner is not None and inner.type == "reference_declarator" and not const:
+                out.add(i)
+    return out
 
 
 def _reparse(text: str) -> Node:
