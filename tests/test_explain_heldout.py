@@ -122,6 +122,15 @@ def test_a_files_overloads_of_builtins_and_a_global_address_test(tmp_path):
     source.write_text(text.replace("out[t] = 0.f;", "out[t] = s[t];"))
     with pytest.raises(BankismError, match="depends on the address of global memory"):
         run(source)
+    # a file's own function by a built-in's name whose void * parameter takes a float *
+    own = tmp_path / "own_cp_async.cu"
+    own.write_text("__device__ void cp_async(float *dst, const void *src) { *dst = 5.f; }\n"
+                   "__global__ void k(const float *in) {\n  __shared__ float s[32 * 16];\n"
+                   "  cp_async(&s[threadIdx.x * 16], in + threadIdx.x);\n}\n"
+                   "int main() { k<<<1, 32>>>(0); }\n")
+    mine = run(own)
+    check_site(site(mine, 1, "s", "store"), _words(16 * t), 4, "store")
+    assert site(mine, 1, "s", "store")["wavefronts"] == 16
 
 
 def test_memcpy_between_per_thread_objects_of_other_types_reads_the_bytes_back():

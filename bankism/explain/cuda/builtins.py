@@ -288,8 +288,9 @@ def _cvta_to_shared(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
 
 BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
 
-for _name in ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async",
-              "ldmatrix", "wmma"):
+#: Names refused as built-ins: a function of the file by one of these names is always its own.
+UNSUPPORTED = ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async", "ldmatrix", "wmma")
+for _name in UNSUPPORTED:
     BUILTINS[_name] = _unsupported
 
 

@@ -12,7 +12,7 @@ import dataclasses
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.explain.cuda.builtins import BUILTINS, call_builtin
+from bankism.explain.cuda.builtins import BUILTINS, UNSUPPORTED, call_builtin
 from bankism.explain.cuda.groups import group_method
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
@@ -107,7 +107,7 @@ class Calls:
         ``float4 exp(float4)`` next to CUDA's ``exp``, a ``float atomicMax(float *, float)``
         calling the ``int`` one) is the built-in's: no plain overload of the file takes the
         arguments (a number for a number, a pointer to the same type, the same vector or struct)."""
-        if expr.function not in BUILTINS or any(
+        if expr.function not in BUILTINS or expr.function in UNSUPPORTED or any(
                 isinstance(n, S.Assign | S.IncDec | S.MethodCall) or isinstance(n, S.Call) and (
                     n.function not in BUILTINS or n.function.startswith(_EFFECTS))
                 for n in S.walk(list(expr.args))):
@@ -472,8 +472,8 @@ def _takes(t: CType, value: Value) -> bool:
     """Whether a parameter of type ``t`` takes ``value`` (for choosing a built-in or not)."""
     if t.is_arithmetic:
         return isinstance(value, Scalar)
-    if t.kind == "ptr":
-        return isinstance(value, Pointer) and value.type.elem == t.elem
+    if t.kind == "ptr":  # any pointer converts to a void *
+        return isinstance(value, Pointer) and (t.elem.kind == "void" or value.type.elem == t.elem)
     return value.type == t
 
 
