@@ -179,3 +179,27 @@ def test_style_kernels_agree_with_the_h100_line_by_line(name):
         assert (
             totals["source"]["ld"] == totals["sass"]["ld"] and totals["source"]["st"] == totals["sass"]["st"]
         )
+
+
+def test_a_trace_of_many_blocks_is_compared_on_a_spread_of_them():
+    """``record``'s default spread records hundreds of blocks of a large launch: explain --trace
+    interprets 16 of them, spread evenly, and takes the SASS side from the same 16 (regression: it
+    interpreted all of them, or stopped at the threads limit)."""
+    from bankism.explain.output.against_trace import MAX_COMPARED_BLOCKS
+
+    trace = ROOT / "traces" / "timing" / "transpose_conflict.json"
+    source = ROOT / "hw" / "timing" / "pairs.cu"
+    doc = json.loads(trace.read_text())
+    launch = next(item for item in doc["launches"] if len(item["blocks_recorded"]) > MAX_COMPARED_BLOCKS)
+    options = ExplainOptions(trace=str(trace), trace_launch=launch["index"])
+    report = explain(source.read_text(), str(source), options)
+    compared = report["trace"]
+    assert compared["blocks_recorded"] == MAX_COMPARED_BLOCKS
+    assert compared["blocks_in_trace"] == len(launch["blocks_recorded"])
+    ran = {tuple(b) for b in report["launch"]["blocks"]}
+    recorded = [tuple(b) for b in launch["blocks_recorded"]]
+    assert ran <= set(recorded) and recorded[0] in ran and recorded[-1] in ran
+    lines = [e for e in compared["lines"] if e["source"] and e["same_instructions"]]
+    assert lines and all(e["same_addresses"] for e in lines)
+    for op_class, metrics in compared["totals"]["source"].items():
+        assert metrics == compared["totals"]["sass"][op_class], op_class

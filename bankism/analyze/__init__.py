@@ -14,6 +14,8 @@ from bankism.analyze.batching import (
     accumulate,
     analyze,
     analyze_launch,
+    block_keys,
+    records_in_blocks,
     site_kind,
     site_unmodelled_reason,
 )
@@ -48,7 +50,7 @@ __all__ = [
     "ANALYZE_CHUNK", "ATOMIC_SASS", "CLASSES", "CONFLICTS_RULE", "COUNTED_AS_INSTRUCTIONS",
     "DEFAULT_ATOMIC_OP", "METRICS", "OPTIONAL_CLASSES", "OP_CLASS", "REPORT_FORMAT", "REPORT_VERSION",
     "TOLERANCE", "Allowance", "Comparison", "Counters", "Counts", "LaunchReport", "LineStats", "Report",
-    "SiteStats", "TraceReport", "WorstInstruction", "accumulate", "analyze", "analyze_launch",
+    "SiteStats", "TraceReport", "WorstInstruction", "accumulate", "analyze", "analyze_launch", "block_keys",
     "async_notes", "atomic_op_of", "atomic_op_of_sass", "conflicts_agree", "group_by_line",
-    "ldgsts_caveat", "site_kind", "site_unmodelled_reason",
+    "ldgsts_caveat", "records_in_blocks", "site_kind", "site_unmodelled_reason",
 ]

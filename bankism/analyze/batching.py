@@ -155,15 +155,20 @@ def _measured(launch: Launch) -> Counts | None:
 def analyze_launch(
     trace: Trace, launch: Launch | dict[str, Any], chunk: int = ANALYZE_CHUNK,
     on_records: Callable[[int], None] | None = None, sites: Iterable[int] | None = None,
+    blocks: Iterable[tuple[int, int, int]] | None = None,
 ) -> LaunchReport:
-    """Simulate every recorded warp-instruction of one launch (or of the given sites only) and sum."""
+    """Simulate every recorded warp-instruction of one launch (or of the given sites, or of the
+    given recorded blocks only: the launch is then scaled from those blocks) and sum."""
     wanted = None if sites is None else set(sites)
     view = launch if isinstance(launch, Launch) else Launch.of(launch)
     stats = {s.id: SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
              for s in view.sites if wanted is None or s.id in wanted}
     batcher = _Batcher(stats, view, trace.arch, trace.label(view))
+    chosen = None if blocks is None else block_keys(list(blocks))
     count = 0
     for part in trace.chunks(view, chunk, check_addresses=False):
+        if chosen is not None:
+            part = records_in_blocks(part, chosen)
         batcher.add(part)
         count += len(part)
         if on_records:
@@ -171,8 +176,28 @@ def analyze_launch(
     ordered = sorted(stats.values(), key=lambda s: s.id)
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
-    return LaunchReport(view, count, blocks_recorded_count(view.json), modelled, _measured(view), unmodelled,
-                        trace.arch)
+    recorded = blocks_recorded_count(view.json) if chosen is None else len(chosen)
+    return LaunchReport(view, count, recorded, modelled, _measured(view), unmodelled, trace.arch)
+
+
+def _block_key_rows(blocks: list[tuple[int, int, int]] | np.ndarray) -> np.ndarray:
+    """One int64 per block index, row by row (x < 2**31, y and z < 2**16: CUDA's limits)."""
+    array = np.asarray(blocks, np.int64).reshape(-1, 3)
+    return (array[:, 0] << 32) | (array[:, 1] << 16) | array[:, 2]
+
+
+def block_keys(blocks: list[tuple[int, int, int]] | np.ndarray) -> np.ndarray:
+    """The keys of a set of block indices, sorted and unique (see ``records_in_blocks``)."""
+    return np.unique(_block_key_rows(blocks))
+
+
+def records_in_blocks(part: RecordChunk, keys: np.ndarray) -> RecordChunk:
+    """The records of ``part`` made by one of the blocks ``keys`` (see ``block_keys``)."""
+    keep = np.isin(_block_key_rows(part.block), keys) if len(part) else np.zeros(0, bool)
+    if keep.all():
+        return part
+    return RecordChunk(part.start, part.block[keep], part.warp[keep], part.site[keep], part.active[keep],
+                       part.addresses[keep])
 
 
 def analyze(

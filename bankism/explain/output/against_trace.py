@@ -19,13 +19,16 @@ from bankism.analyze import (
     OPTIONAL_CLASSES,
     LaunchReport,
     analyze_launch,
+    block_keys,
     ldgsts_caveat,
+    records_in_blocks,
 )
 from bankism.arch import LANES, NCU_COUNTER_OF_OP
 from bankism.errors import BankismError
 from bankism.explain.model import Analysis, ExplainOptions
 from bankism.explain.output.records import SiteRecord
-from bankism.trace import Trace, open_trace
+from bankism.inputs import limit
+from bankism.trace import Trace, blocks_recorded_count, open_trace
 from bankism.trace.views import Launch
 
 _HASH_SEED = np.uint64(0xCBF29CE484222325)
@@ -101,27 +104,55 @@ def options_for(options: ExplainOptions, chosen: TraceLaunch, template_names: li
     defines = dict(options.defines)
     for name, value in zip(template_names, chosen.template, strict=False):
         defines.setdefault(name, value)
-    blocks = launch.blocks_recorded
+    block = options.block or launch.block
+    blocks = compared_blocks(launch, block[0] * block[1] * block[2])
     return replace(
         options,
         kernel=options.kernel or kernel_base_name(launch.kernel),
         grid=options.grid or launch.grid,
-        block=options.block or launch.block,
-        block_indices=options.block_indices or (None if blocks == "all" else [tuple(b) for b in blocks]),
-        all_blocks=options.all_blocks or (options.block_indices is None and blocks == "all"),
+        block=block,
+        block_indices=options.block_indices or blocks,
+        all_blocks=options.all_blocks or (options.block_indices is None and blocks is None),
         dynamic_shared=launch.shared_dynamic if options.dynamic_shared is None else options.dynamic_shared,
         defines=defines,
     )
+
+
+#: Recorded blocks ``explain --trace`` interprets at most: a trace of a large launch (``record``'s
+#: default spread) holds thousands, each as long to interpret as the first; the SASS side of the
+#: comparison is then taken from the same blocks.
+MAX_COMPARED_BLOCKS = 16
+
+
+def compared_blocks(launch: Launch, threads_per_block: int) -> list[tuple[int, int, int]] | None:
+    """The recorded blocks explain runs (None: every block of the grid): all of them, or, past
+    ``MAX_COMPARED_BLOCKS`` (or the ``threads`` limit), that many spread evenly over the recorded ones."""
+    recorded = launch.blocks_recorded
+    count = launch.blocks_total if recorded == "all" else len(recorded)
+    room = max(1, min(MAX_COMPARED_BLOCKS, limit("threads") // max(1, threads_per_block)))
+    if count <= room:
+        return None if recorded == "all" else [tuple(b) for b in recorded]
+    picks = np.unique(np.linspace(0, count - 1, room).round().astype(np.int64))
+    if recorded != "all":
+        return [tuple(recorded[int(i)]) for i in picks]
+    gx, gy, _ = launch.grid
+    return [(int(i % gx), int(i // gx % gy), int(i // (gx * gy))) for i in picks]
 
 
 def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch) -> dict:
     """The comparison of the report's ``sites`` with the trace, as plain data (the ``trace`` member of
     the explain report)."""
     trace, launch = chosen.trace, chosen.launch
-    sass = analyze_launch(trace, launch)
+    ran = block_keys([tuple(b) for b in analysis.blocks])
+    recorded = launch.blocks_recorded
+    every = block_keys([tuple(b) for b in recorded]) if recorded != "all" else None
+    subset = None if (every is not None and np.array_equal(ran, every)) or (
+        every is None and len(ran) == launch.blocks_total) else ran
+    ran_blocks = None if subset is None else [tuple(b) for b in analysis.blocks]
+    sass = analyze_launch(trace, launch, blocks=ran_blocks)
     main = os.path.basename(analysis.filename)
     files = {main} | {_base(s.file, main) for s in analysis.sites}
-    recorded = _recorded_rows(trace, launch)
+    recorded_rows = _recorded_rows(trace, launch, subset)
     statement_of = _statement_lines(analysis, main)
     compiled_sites = [s for s in sass.sites
                       if s.site.line and _base(s.site.file, main) in files]
@@ -140,7 +171,7 @@ def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch
         source = [s for s in sites if place(s.file, s.line) == (line, file)]
         compiled = [s for s in compiled_sites
                     if place(s.site.file, s.site.line) == (line, file)]
-        entry = _line_entry(line, source, compiled, analysis, recorded, file, main)
+        entry = _line_entry(line, source, compiled, analysis, recorded_rows, file, main)
         per_line.append(entry)
     return {
         "file": str(trace.path),
@@ -151,6 +182,7 @@ def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch
         "block": list(launch.block),
         "blocks_total": launch.blocks_total,
         "blocks_recorded": sass.blocks_recorded,
+        "blocks_in_trace": blocks_recorded_count(launch.json),
         "environment": {k: trace.doc["environment"].get(k) for k in ("gpu", "cuda", "ncu")},
         "lines": per_line,
         "totals": _totals(sites, sass),
@@ -334,9 +366,12 @@ def _site_rows(site) -> np.ndarray:  # noqa: ANN001
     return np.column_stack([blocks, warps, masks, np.where(active, addresses, 0)])
 
 
-def _recorded_rows(trace: Trace, launch: Launch) -> dict[int, np.ndarray]:
+def _recorded_rows(trace: Trace, launch: Launch, blocks: np.ndarray | None) -> dict[int, np.ndarray]:
+    """Per site, (block, warp, active mask, 32 addresses) of each record (of ``blocks`` only, if given)."""
     rows: dict[int, list[np.ndarray]] = {}
     for chunk in trace.chunks(launch):
+        if blocks is not None:
+            chunk = records_in_blocks(chunk, blocks)
         lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(LANES)) & 1
         table = np.column_stack([chunk.block.astype(np.int64), chunk.warp.astype(np.int64),
                                  chunk.active.astype(np.int64),

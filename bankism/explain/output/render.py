@@ -202,7 +202,10 @@ def render_trace(trace: dict) -> list[str]:
     lines = [
         f"compared with {trace['file']}, launch {trace['launch']}: {trace['kernel']}"
         + (f" ({where})" if where else ""),
-        f"  blocks recorded: {trace['blocks_recorded']} of {trace['blocks_total']}"
+        (f"  blocks recorded: {trace['blocks_recorded']} of {trace['blocks_total']}"
+         if trace.get("blocks_in_trace", trace["blocks_recorded"]) == trace["blocks_recorded"] else
+         f"  blocks compared: {trace['blocks_recorded']} (spread over the {trace['blocks_in_trace']} "
+         f"recorded) of {trace['blocks_total']}")
         + (f"; launch totals below are scaled by {scale:g}" if scale != 1 else ""),
     ]
     for entry in trace["lines"]:
