@@ -34,6 +34,7 @@ from bankism.explain.simt.calls import Calls
 from bankism.explain.simt.control import Control, Goto, Label, LabeledBlock, Switch
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.expressions import Expressions
+from bankism.explain.simt.initializers import Initializers
 from bankism.explain.simt.kernel_scope import KernelScope
 from bankism.explain.simt.lvalues import Lvalues
 from bankism.explain.simt.memory import GlobalMatrix, SharedStore, SharedVariable
@@ -64,8 +65,8 @@ __all__ = ["BlockContext", "Machine", "Recorder", "SnapshotRequest", "SourceSite
 # --- the machine -------------------------------------------------------------------------
 
 
-class Machine(Statements, Expressions, Lvalues, Calls, Structs, Records, References, StructCopies,
-              KernelScope, SharedLayout, TemplateShared, InlinePtx, Control, Phases):
+class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Records, References,
+              StructCopies, KernelScope, SharedLayout, TemplateShared, InlinePtx, Control, Phases):
     """Runs one thread block of ``kernel``; see module docstring. Statements, expressions,
     lvalues and calls live in their own modules (mixins); this class holds the block's
     state: threads, scopes, bindings and the shared-memory layout."""
