@@ -165,3 +165,23 @@ def test_host_variables_changed_after_their_declaration_are_not_known(tmp_path):
         run(source)
     source.write_text(path.read_text().replace("  config(blocks);\n", ""))  # show() takes a const&
     assert run(source)["launch"]["grid"] == [1, 1, 1]
+
+
+def test_a_command_line_override_keeps_the_declared_default(tmp_path):
+    """``if (argc > 1) blocks = atoi(argv[1]);``: a run without arguments launches with the declared
+    value; explain uses it and says so. An ``else`` branch, or ``argc < 2``, runs without arguments:
+    the value is then not known (regression: 9 public samples with such overrides were refused)."""
+    path = HELDOUT / "host_changes.cu"
+    main = "int main(int argc, char **argv) {\n  float *out = 0;"
+    base = path.read_text().replace("void run(float *out) {", main)
+    source = tmp_path / "argv.cu"
+    source.write_text(base.replace("  config(blocks);\n", "  if (argc > 1) blocks = atoi(argv[1]);\n"))
+    report = run(source)
+    assert report["launch"]["grid"] == [1, 1, 1]
+    assert any("blocks = 1 as declared" in note and "command line" in note for note in report["assumptions"])
+    assert site(report, 5, "s", "store")["wavefronts"] == 1
+    for override in ("  if (argc > 1) {} else blocks = 3;\n", "  if (argc < 2) blocks = 3;\n",
+                     "  if (argc > 1) blocks = atoi(argv[1]);\n  blocks *= 2;\n"):
+        source.write_text(base.replace("  config(blocks);\n", override))
+        with pytest.raises(BankismError, match="cannot evaluate the launch's grid"):
+            run(source)

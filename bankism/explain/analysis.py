@@ -93,7 +93,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         count, chosen,
     )
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
-    analysis.assumptions += list(dict.fromkeys(notes))
+    analysis.assumptions += list(dict.fromkeys(scope.notes + notes))
     return analysis
 
 

@@ -5,6 +5,7 @@ launch (file scope and the function holding it) with C integer arithmetic."""
 from __future__ import annotations
 
 import math
+import re
 
 from tree_sitter import Node
 
@@ -35,6 +36,11 @@ class HostScope:
         self._busy: set[str] = set()
         #: host variables assigned or passed by reference after their declaration, before the launch
         self.changed: set[str] = set()
+        #: host variables changed only under ``if (argc ...)``/``argv``: a run without arguments keeps
+        #: their declared value, which is used and stated (name -> line of the change)
+        self.command_line: dict[str, int] = {}
+        #: what the launch shape took without being told (read by the report's assumptions)
+        self.notes: list[str] = []
         #: ``using NAME = type;`` seen at file scope or before the launch: name -> the type as written
         self.aliases: dict[str, str] = {}
         #: the parameters of the host functions being evaluated (``ceil_div(a, b)``), innermost last
@@ -81,9 +87,15 @@ class HostScope:
             changed = [a.child_by_field_name("argument") if a.type == "pointer_expression"
                        and node_text(a.child_by_field_name("operator")) == "&" else a
                        for i, a in enumerate(args) if i in by_reference or a.type == "pointer_expression"]
+        from_command_line = _under_command_line_test(node)
         for target in changed:
             if target is not None and target.type == "identifier":
-                self.changed.add(node_text(target))
+                name = node_text(target)
+                if from_command_line and name not in self.changed:
+                    self.command_line.setdefault(name, self.program.line(node))
+                else:
+                    self.changed.add(name)
+                    self.command_line.pop(name, None)
 
     def declared_type(self, name: str) -> tuple[str, int] | None:
         """(base type, pointer levels) of the host variable ``name`` as last declared before the
@@ -128,9 +140,15 @@ class HostScope:
             raise HostUnknown(name)
         self._busy.add(name)
         try:
-            return self._declared_value(self.nodes[name][-1])
+            value = self._declared_value(self.nodes[name][-1])
         finally:
             self._busy.discard(name)
+        if name in self.command_line:
+            note = (f"host variable {name} = {value} as declared: the program changes it from its command "
+                    f"line (line {self.command_line[name]}); give -D {name}=... for another")
+            if note not in self.notes:
+                self.notes.append(note)
+        return value
 
     def _declared_value(self, declarator: Node) -> int | float | Dim3:
         type_text = node_text(declarator.parent.child_by_field_name("type"))
@@ -285,6 +303,30 @@ def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[
 
 
 _CHANGES = ("assignment_expression", "update_expression", "call_expression")
+_ARGC_TEST = re.compile(r"\bargc\s*(>=|>|==|!=)\s*(\d+)")
+
+
+def _needs_arguments(condition: str) -> bool:
+    """Whether ``condition`` holds only when the program was given arguments: ``argc > 1``,
+    ``argc >= 2``, ``argc == 3``, ``argc != 1``, or a test that reads ``argv``."""
+    found = _ARGC_TEST.search(condition)
+    if found:
+        op, count = found.group(1), int(found.group(2))
+        return {">": count >= 1, ">=": count >= 2, "==": count >= 2, "!=": count == 1}[op]
+    return re.search(r"\bargv\b", condition) is not None and "argc" not in condition
+
+
+def _under_command_line_test(node: Node) -> bool:
+    """Whether ``node`` runs only in the branch of an ``if`` that needs command-line arguments (a
+    program's override of a default: a run without arguments skips it)."""
+    while node.parent is not None and node.parent.type != "function_definition":
+        parent = node.parent
+        if parent.type == "if_statement" and node == parent.child_by_field_name("consequence"):
+            condition = parent.child_by_field_name("condition")
+            if condition is not None and _needs_arguments(node_text(condition)):
+                return True
+        node = parent
+    return False
 
 
 def _reference_parameters(root: Node, name: str) -> set[int]:
