@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bankism.analyze import TOLERANCE
@@ -203,3 +204,33 @@ def test_a_trace_of_many_blocks_is_compared_on_a_spread_of_them():
     assert lines and all(e["same_addresses"] for e in lines)
     for op_class, metrics in compared["totals"]["source"].items():
         assert metrics == compared["totals"]["sass"][op_class], op_class
+
+
+def test_bytes_compare_in_units_of_the_narrowest_width():
+    """Four 4-byte loads per lane that nvcc made one LDS.128 are the same bytes; compared in 4-byte
+    units the check needs a quarter of the entries (regression: a public SGEMM line of 67 M bytes
+    was left 'not compared')."""
+    from bankism.explain.output import against_trace as compare
+
+    lane = np.arange(32)
+    full = 0xFFFFFFFF
+
+    def rows(width: int, starts: list[np.ndarray]) -> np.ndarray:
+        return np.asarray([[0, 0, 0, 0, full, *start] for start in starts], np.int64)
+
+    base = 1024 + 16 * lane
+    narrow = rows(4, [base + 4 * k for k in range(4)])
+    wide = rows(16, [base])
+    assert np.array_equal(compare._byte_hashes([(narrow, 4)], 4), compare._byte_hashes([(wide, 16)], 4))
+    assert np.array_equal(compare._byte_hashes([(narrow, 4)]), compare._byte_hashes([(wide, 16)]))
+    shifted = compare._byte_hashes([(rows(16, [base + 16]), 16)], 4)
+    assert not np.array_equal(compare._byte_hashes([(narrow, 4)], 4), shifted)
+
+
+def test_the_byte_limit_counts_units(monkeypatch):
+    from bankism.explain.output import against_trace as compare
+
+    table = np.asarray([[0, 0, 0, 0, 0xFFFFFFFF, *(1024 + 16 * np.arange(32))]], np.int64)
+    monkeypatch.setattr(compare, "_BYTE_LIMIT", 32 * 16 - 1)
+    assert compare._byte_hashes([(table, 16)]) is None  # 512 bytes
+    assert compare._byte_hashes([(table, 16)], 4) is not None  # 128 units

@@ -5,6 +5,7 @@ the recorded ones, and the launch totals against Nsight Compute's counters."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Sequence
@@ -254,8 +255,11 @@ def _verdict(mine: dict, compiled: dict, ours_rows: dict, theirs_rows: dict) -> 
         return "as written" if np.array_equal(ours, theirs) else "as written, other addresses"
     if not mine or not compiled:
         return "different"
-    ours_bytes = _byte_hashes([(r, k[2]) for k in mine for r in ours_rows[k]])
-    theirs_bytes = _byte_hashes([(r, k[2]) for k in compiled for r in theirs_rows[k]])
+    # accesses are aligned to their width: compared in units of the narrowest width of either side,
+    # equal units are equal bytes, and a line of 4-byte loads nvcc made LDS.128 fits the limit
+    unit = math.gcd(*(k[2] for k in (*mine, *compiled)))
+    ours_bytes = _byte_hashes([(r, k[2]) for k in mine for r in ours_rows[k]], unit)
+    theirs_bytes = _byte_hashes([(r, k[2]) for k in compiled for r in theirs_rows[k]], unit)
     if ours_bytes is None or theirs_bytes is None:
         return "not compared"
     return "same bytes, other instructions" if np.array_equal(ours_bytes, theirs_bytes) else "different"
@@ -264,10 +268,10 @@ def _verdict(mine: dict, compiled: dict, ours_rows: dict, theirs_rows: dict) -> 
 _BYTE_LIMIT = 1 << 24
 
 
-def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
-    """Sorted hashes of (block, warp, lane, byte) for every byte every active lane touches;
-    None when that would exceed _BYTE_LIMIT entries."""
-    if sum(rows.shape[0] * LANES * width for rows, width in tables) > _BYTE_LIMIT:
+def _byte_hashes(tables: list[tuple[np.ndarray, int]], unit: int = 1) -> np.ndarray | None:
+    """Sorted hashes of (block, warp, lane, address) for every ``unit`` bytes every active lane
+    touches (``unit`` divides every width); None when that would exceed _BYTE_LIMIT entries."""
+    if sum(rows.shape[0] * LANES * (width // unit) for rows, width in tables) > _BYTE_LIMIT:
         return None
     parts = []
     for rows, width in tables:
@@ -278,7 +282,7 @@ def _byte_hashes(tables: list[tuple[np.ndarray, int]]) -> np.ndarray | None:
         with np.errstate(over="ignore"):
             for column in (*rows[row_index, :4].T, lane):
                 hashed = (hashed ^ column.astype(np.uint64)) * _FNV_PRIME
-            for offset in range(width):
+            for offset in range(0, width, unit):
                 parts.append((hashed ^ (start + offset).astype(np.uint64)) * _FNV_PRIME)
     return np.sort(np.concatenate(parts)) if parts else np.zeros(0, np.uint64)
 
