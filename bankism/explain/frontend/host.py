@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 
 from tree_sitter import Node
 
@@ -39,6 +40,7 @@ class HostScope:
         #: host variables changed only under ``if (argc ...)``/``argv``: a run without arguments keeps
         #: their declared value, which is used and stated (name -> line of the change)
         self.command_line: dict[str, int] = {}
+        self._by_reference: dict[str, set[int]] = {}  # function name -> its non-const & parameters
         #: what the launch shape took without being told (read by the report's assumptions)
         self.notes: list[str] = []
         #: ``using NAME = type;`` seen at file scope or before the launch: name -> the type as written
@@ -83,7 +85,10 @@ class HostScope:
             function = node.child_by_field_name("function")
             if function is not None and function.type == "template_function":
                 function = function.child_by_field_name("name")
-            by_reference = _reference_parameters(self.program.root, node_text(function).split("::")[-1])
+            callee = node_text(function).split("::")[-1]
+            if callee not in self._by_reference:  # one walk of the file per function name
+                self._by_reference[callee] = _reference_parameters(self.program.root, callee)
+            by_reference = self._by_reference[callee]
             changed = [a.child_by_field_name("argument") if a.type == "pointer_expression"
                        and node_text(a.child_by_field_name("operator")) == "&" else a
                        for i, a in enumerate(args) if i in by_reference or a.type == "pointer_expression"]
@@ -263,9 +268,9 @@ _ROUNDING = {"ceil": math.ceil, "ceilf": math.ceil, "floor": math.floor, "floorf
 _INTEGER_TYPES = ("int", "unsigned", "long", "short", "size_t", "uint32_t", "int64_t", "uint64_t", "char")
 
 
-def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[str, bool]], Node] | None:
-    """(parameters as (name, is an integer), returned expression) of the definition of ``name``
-    with ``count`` parameters whose body is one return statement; None when there is none."""
+def _definitions(root: Node, name: str) -> Iterator[tuple[Node, list[Node]]]:
+    """(definition, parameter declarations) of every function of the file named ``name`` (also
+    inside templates, namespaces and ``extern "C"`` blocks; ``ns::name`` matches ``name``)."""
     stack = list(root.children)
     while stack:
         node = stack.pop()
@@ -282,8 +287,14 @@ def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[
             continue
         if node_text(declarator.child_by_field_name("declarator")).split("::")[-1] != name:
             continue
-        params = [p for p in named_children(declarator.child_by_field_name("parameters"))
-                  if p.type == "parameter_declaration"]
+        yield node, [p for p in named_children(declarator.child_by_field_name("parameters"))
+                     if p.type == "parameter_declaration"]
+
+
+def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[str, bool]], Node] | None:
+    """(parameters as (name, is an integer), returned expression) of the definition of ``name``
+    with ``count`` parameters whose body is one return statement; None when there is none."""
+    for node, params in _definitions(root, name):
         body = [c for c in named_children(node.child_by_field_name("body")) if c.type != "comment"]
         if len(params) != count or len(body) != 1 or body[0].type != "return_statement":
             continue
@@ -332,22 +343,7 @@ def _under_command_line_test(node: Node) -> bool:
 def _reference_parameters(root: Node, name: str) -> set[int]:
     """Positions of the non-const reference parameters of the functions of the file named ``name``."""
     out: set[int] = set()
-    stack = list(root.children)
-    while stack:
-        node = stack.pop()
-        if node.type in ("template_declaration", "namespace_definition", "declaration_list"):
-            stack.extend(node.children)
-        if node.type != "function_definition":
-            continue
-        declarator = node.child_by_field_name("declarator")
-        while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
-            declarator = named_children(declarator)[-1]
-        if declarator is None or declarator.type != "function_declarator":
-            continue
-        if node_text(declarator.child_by_field_name("declarator")).split("::")[-1] != name:
-            continue
-        params = [p for p in named_children(declarator.child_by_field_name("parameters"))
-                  if p.type == "parameter_declaration"]
+    for _, params in _definitions(root, name):
         for i, param in enumerate(params):
             inner = param.child_by_field_name("declarator")
             const = any(c.type == "type_qualifier" and node_text(c) == "const" for c in param.children)
