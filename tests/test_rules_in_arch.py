@@ -15,7 +15,6 @@ RULE_MODULES = {"arch.py", "isa.py"}
 
 #: (module, enclosing function or module-level constant) -> why its literal 32 is not a hardware rule.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("analyze/batching.py", "_block_key_rows"): "a bit position packing a block index into one int64",
     ("cli/analyze_cmd.py", "LOAD_HINT_BYTES"): "32 MiB, a file size above which the CLI hints at .npz",
     ("engine/kernel.py", "_word_max"): "the two halves of a 64-bit register in a SWAR maximum",
     ("engine/kernel.py", "_histogram_max"): "4 registers of 8 byte counters: the keys the SWAR path holds",

@@ -6,7 +6,7 @@ an (N, 32) batch covering every modelled site, and sums per site into ``SiteStat
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,7 +26,7 @@ from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simul
 from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
-from bankism.trace.validate import address_error, site_slots
+from bankism.trace.validate import address_error, linear_blocks, site_slots
 from bankism.trace.views import Launch, TraceSite
 
 #: Records read and simulated per chunk, so memory stays flat whatever the trace size. Measured on a
@@ -164,11 +164,11 @@ def analyze_launch(
     stats = {s.id: SiteStats(s, unmodelled=site_unmodelled_reason(s, trace.arch))
              for s in view.sites if wanted is None or s.id in wanted}
     batcher = _Batcher(stats, view, trace.arch, trace.label(view))
-    chosen = None if blocks is None else block_keys(list(blocks))
+    chosen = None if blocks is None else block_keys(list(blocks), view.grid)
     count = 0
     for part in trace.chunks(view, chunk, check_addresses=False):
         if chosen is not None:
-            part = records_in_blocks(part, chosen)
+            part = records_in_blocks(part, chosen, view.grid)
         batcher.add(part)
         count += len(part)
         if on_records:
@@ -180,20 +180,14 @@ def analyze_launch(
     return LaunchReport(view, count, recorded, modelled, _measured(view), unmodelled, trace.arch)
 
 
-def _block_key_rows(blocks: list[tuple[int, int, int]] | np.ndarray) -> np.ndarray:
-    """One int64 per block index, row by row (x < 2**31, y and z < 2**16: CUDA's limits)."""
-    array = np.asarray(blocks, np.int64).reshape(-1, 3)
-    return (array[:, 0] << 32) | (array[:, 1] << 16) | array[:, 2]
+def block_keys(blocks: Sequence[tuple[int, int, int]], grid: Sequence[int]) -> np.ndarray:
+    """The linear indices in ``grid`` of a set of blocks, sorted and unique (see ``records_in_blocks``)."""
+    return np.unique(linear_blocks(np.asarray(blocks, np.int64), grid))
 
 
-def block_keys(blocks: list[tuple[int, int, int]] | np.ndarray) -> np.ndarray:
-    """The keys of a set of block indices, sorted and unique (see ``records_in_blocks``)."""
-    return np.unique(_block_key_rows(blocks))
-
-
-def records_in_blocks(part: RecordChunk, keys: np.ndarray) -> RecordChunk:
+def records_in_blocks(part: RecordChunk, keys: np.ndarray, grid: Sequence[int]) -> RecordChunk:
     """The records of ``part`` made by one of the blocks ``keys`` (see ``block_keys``)."""
-    keep = np.isin(_block_key_rows(part.block), keys) if len(part) else np.zeros(0, bool)
+    keep = np.isin(linear_blocks(part.block, grid), keys) if len(part) else np.zeros(0, bool)
     if keep.all():
         return part
     return RecordChunk(part.start, part.block[keep], part.warp[keep], part.site[keep], part.active[keep],

@@ -6,7 +6,7 @@ Every problem is a ``BankismError`` with a one-line message naming the file, the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -172,7 +172,7 @@ def _check_launch_header(launch: dict[str, Any], label: str, arch: str) -> None:
                 f"{label}: blocks_recorded[{outside[0]}] {subset[outside[0]].tolist()} "
                 f"is outside the grid {grid}"
             )
-        linear = _linear_blocks(subset, grid)
+        linear = linear_blocks(subset, grid)
         if np.unique(linear).size != linear.size:
             raise BankismError(f"{label}: blocks_recorded lists a block twice")
     ids = [site["id"] for site in launch["sites"]]
@@ -187,8 +187,9 @@ def blocks_recorded_count(launch: dict[str, Any]) -> int:
     return int(launch["blocks_total"]) if recorded == "all" else len(recorded)
 
 
-def _linear_blocks(blocks: np.ndarray, grid: list[int]) -> np.ndarray:
-    blocks = blocks.astype(np.int64)
+def linear_blocks(blocks: np.ndarray, grid: Sequence[int]) -> np.ndarray:
+    """The linear index of each (x, y, z) block of ``blocks`` in ``grid`` (x fastest)."""
+    blocks = np.asarray(blocks, np.int64).reshape(-1, 3)
     return blocks[:, 0] + grid[0] * (blocks[:, 1] + grid[1] * blocks[:, 2])
 
 
@@ -327,8 +328,8 @@ def check_records(
             f"{label}, record {start + r}: block {block[r].tolist()} is outside the grid {grid}"
         )
     if launch["blocks_recorded"] != "all":
-        allowed = _linear_blocks(np.asarray(launch["blocks_recorded"], np.int64), grid)
-        missing = ~np.isin(_linear_blocks(block, grid), allowed)
+        allowed = linear_blocks(np.asarray(launch["blocks_recorded"], np.int64), grid)
+        missing = ~np.isin(linear_blocks(block, grid), allowed)
         if missing.any():
             r = int(np.flatnonzero(missing)[0])
             raise BankismError(

@@ -144,9 +144,9 @@ def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch
     """The comparison of the report's ``sites`` with the trace, as plain data (the ``trace`` member of
     the explain report)."""
     trace, launch = chosen.trace, chosen.launch
-    ran = block_keys([tuple(b) for b in analysis.blocks])
+    ran = block_keys([tuple(b) for b in analysis.blocks], launch.grid)
     recorded = launch.blocks_recorded
-    every = block_keys([tuple(b) for b in recorded]) if recorded != "all" else None
+    every = block_keys([tuple(b) for b in recorded], launch.grid) if recorded != "all" else None
     subset = None if (every is not None and np.array_equal(ran, every)) or (
         every is None and len(ran) == launch.blocks_total) else ran
     ran_blocks = None if subset is None else [tuple(b) for b in analysis.blocks]
@@ -375,7 +375,7 @@ def _recorded_rows(trace: Trace, launch: Launch, blocks: np.ndarray | None) -> d
     rows: dict[int, list[np.ndarray]] = {}
     for chunk in trace.chunks(launch):
         if blocks is not None:
-            chunk = records_in_blocks(chunk, blocks)
+            chunk = records_in_blocks(chunk, blocks, launch.grid)
         lanes = (chunk.active.astype(np.int64)[:, None] >> np.arange(LANES)) & 1
         table = np.column_stack([chunk.block.astype(np.int64), chunk.warp.astype(np.int64),
                                  chunk.active.astype(np.int64),
