@@ -65,6 +65,20 @@ def test_dynamic_arrays_with_an_open_first_dimension():
     check_site(site(report, 19, "grid", "load"), _rows({0: [lane]}, grid), 4, "load")
 
 
+def test_dynamic_arrays_cover_a_partial_last_row():
+    """A dynamic size that is not a whole number of rows (a public WMMA HGEMM reuses its
+    [][40] tile for a 136-wide C tile): the bytes past the last row belong to the array."""
+    report = run(DECL / "extern2d.cu", kernel="tailRows")
+    rows = report["shared_arrays"][0]
+    assert (rows["name"], rows["shape"], rows["size_bytes"]) == ("rows", [16, 40], 1296)
+    lane = np.arange(32)
+    tail = {0: np.array([BASE + 1280 + 2 * (lane % 8)])}
+    for line, op in ((26, "store"), (28, "load")):
+        found = site(report, line, "rows", op)
+        check_site(found, tail, 2, op)
+        assert found["wavefronts"] == 1  # 8 halves in 16 bytes
+
+
 def test_default_template_type_arguments_dependent_member_types_and_decltype():
     report = run(DECL / "templates.cu")
     t = np.arange(64)

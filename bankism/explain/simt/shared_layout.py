@@ -152,12 +152,12 @@ class SharedLayout:
 
     def _place_extern(self, item: S.Declarator, element: CType, align: int) -> SharedVariable:
         """The extern __shared__ array ``item``: the dynamic shared memory, after the static
-        arrays (every extern array of the block starts there, whichever function declares it)."""
+        arrays (every extern array of the block starts there, whichever function declares it).
+        The region is the whole dynamic size, even when it is not a whole number of rows."""
         count = self.context.dynamic_shared // element.size
         t = C.array_of(element, count)
-        region = SharedVariable(
-            item.name, t, dynamic_base(self.static_end, align), count * element.size, item.line, extern=True
-        )
+        size = max(count * element.size, self.context.dynamic_shared)
+        region = SharedVariable(item.name, t, dynamic_base(self.static_end, align), size, item.line, extern=True)
         self.shared[id(item)] = region
         self.shared_arrays.append(region)
         if hasattr(self, "store"):

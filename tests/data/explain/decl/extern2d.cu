@@ -19,7 +19,17 @@ __global__ void floatRows(float *out) {
   out[threadIdx.x] = grid[0][threadIdx.x] + head[0];
 }
 
+// the dynamic size is not a whole number of rows: the 16 bytes past the last row are still the array's
+__global__ void tailRows(float *out) {
+  extern __shared__ half rows[][STRIDE];
+  half *flat = &rows[0][0];
+  flat[16 * STRIDE + threadIdx.x % 8] = __float2half(1.f);
+  __syncthreads();
+  out[threadIdx.x] = __half2float(flat[16 * STRIDE + threadIdx.x % 8]);
+}
+
 int main() {
   halfRows<<<1, 64, 16 * STRIDE * sizeof(half)>>>(0, 0);
   floatRows<33><<<1, 32, 32 * 33 * sizeof(float)>>>(0);
+  tailRows<<<1, 32, 16 * STRIDE * sizeof(half) + 16>>>(0);
 }
