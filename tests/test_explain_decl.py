@@ -390,3 +390,35 @@ def test_a_template_struct_with_an_anonymous_union_and_its_own_operator_plus_equ
     found = site(report, 17, "sums", "store")
     check_site(found, {0: np.array([BASE + 4 * (33 * (3 - i) + lane) for i in range(4)])}, 4, "store")
     check_site(site(report, 20, "sums", "load"), {0: np.array([BASE + 4 * 33 * (lane % 4)])}, 4, "load")
+
+
+def test_a_host_switch_picks_the_launch_and_other_template_kernels_tell_the_placement():
+    """dispatch.cu: `switch (K) { case 64: rowNorm<64><<<...>>> ... }` with -D K picks the case's
+    launch (grid, block and template arguments); blockSum<256> is also made by rowNorm4<256>
+    (a template kernel whose call blockSum<NT> is resolved with each of its launches' arguments),
+    so it stays at module scope after the kernel's own `mean`; blockSum<128> is made only by
+    rowNorm<128> and moves in before it (the PTX of nvcc -arch=sm_90 has this order)."""
+    path = DECL / "dispatch.cu"
+    placed = {}
+    for kernel, k, nt in (("rowNorm", 256, 256), ("rowNorm", 128, 128), ("rowNorm4", 1024, 256),
+                          ("rowNorm4", 256, 64)):
+        report = run(path, kernel=kernel, defines={"K": str(k), "N": "8"})
+        launch = report["launch"]
+        assert (launch["block"], launch["template"]) == ([k if kernel == "rowNorm" else k // 4, 1, 1],
+                                                         {"NT": nt}), (kernel, k)
+        placed[kernel, k] = {a["name"]: a["base_offset"] for a in report["shared_arrays"]}
+        warps = (k if kernel == "rowNorm" else k // 4) // 32
+        part = placed[kernel, k][f"blockSum<{nt}>::part"]
+        stores = {w: np.array([[part + 4 * w] + [0] * 31]) for w in range(warps)}
+        lane0 = np.zeros((1, 32), bool)
+        lane0[0, 0] = True
+        check_site(site(report, 8, f"blockSum<{nt}>::part", "store"), stores, 4, "store",
+                   {w: lane0 for w in range(warps)})
+    assert placed["rowNorm", 256] == {"mean": BASE, "blockSum<256>::part": BASE + 4}
+    assert placed["rowNorm", 128] == {"blockSum<128>::part": BASE, "mean": BASE + 16}
+    assert placed["rowNorm4", 1024] == {"blockSum<256>::part": BASE}
+    assert placed["rowNorm4", 256] == {"blockSum<64>::part": BASE}
+    notes = run(path, kernel="rowNorm", defines={"K": "128", "N": "8"})["assumptions"]
+    assert any("taken from the launch on line 37, the one of the file's 3 launches" in n for n in notes)
+    with pytest.raises(BankismError, match=r"dispatch.cu:34: cannot evaluate the launch's grid"):
+        run(path, kernel="rowNorm")  # K unknown: the first launch, whose grid needs N

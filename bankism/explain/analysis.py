@@ -8,11 +8,17 @@ import re
 
 from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
-from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
-from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_dim
+from bankism.explain.frontend.host import HostScope, host_number, launch_dim
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
+from bankism.explain.launch_values import (
+    chosen_launch,
+    instantiations,
+    launch_param_values,
+    launch_template_values,
+    sibling_instantiations,
+)
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
@@ -44,15 +50,15 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         kernel = _choose_kernel(program, name, filename)
         options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
-    launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
+    launch = chosen_launch(program, kernel, _numeric_defines(options.defines))
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
     if chosen is not None and not shape_given:
         origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
     blocks = _blocks(options, grid, block, filename)
-    template_values = _template_values(kernel, launch, scope, options.defines, filename)
-    param_values = _param_values(kernel, launch, scope, options.defines, filename)
+    template_values = launch_template_values(kernel, launch, scope, options.defines, filename)
+    param_values = launch_param_values(kernel, launch, scope, options.defines, filename)
     recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"))
     captured: list[Snapshot] = []
     steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
@@ -64,8 +70,12 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
         scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
         scout.steps = steps
         scout.run()
+        given = _numeric_defines(options.defines)
         templates = TemplateRun(scout.discovered, scout.owner_calls,
-                                _siblings(program, kernel, scope, template_values, filename))
+                                sibling_instantiations(program, kernel, scope, template_values, filename),
+                                {other.name: instantiations(program, other, given, filename)
+                                 for other in program.kernels
+                                 if other is not kernel and other.template_params})
     for number, index in enumerate(blocks):
         context = BlockContext(grid, block, index, dynamic, filename, options.arch)
         request = options.snapshot if number == 0 else None
@@ -92,13 +102,15 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
                        name: value for name, value in param_values.items() if "." in name},
         count, chosen,
     )
-    analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count)
+    first_launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
+    analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count,
+                                        launch is first_launch)
     analysis.assumptions += list(dict.fromkeys(scope.notes + notes))
     return analysis
 
 
 def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[str, str],
-                 template: dict[str, int | str], launches: int) -> list[str]:
+                 template: dict[str, int | str], launches: int, first: bool = True) -> list[str]:
     """What explain took without being told: template arguments from the file's launch (the
     first, when there are several) or from the parameter's default."""
     notes = []
@@ -108,8 +120,11 @@ def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[
         value = template[param.name]
         if launch is not None and position < len(launch.template_args):
             where = f"the launch on line {launch.line}"
-            if launches > 1:
+            if launches > 1 and first:
                 where = f"the first of the file's {launches} launches of {kernel.name} (line {launch.line})"
+            elif launches > 1:
+                where = (f"the launch on line {launch.line}, the one of the file's {launches} launches of "
+                         f"{kernel.name} the host code reaches with the values given")
             notes.append(f"template argument {param.name}={value} taken from {where}; "
                          f"give -D {param.name}=... for another")
         elif param.is_type and launch is not None and param.default is None:
@@ -285,126 +300,6 @@ def _blocks(options: ExplainOptions, grid: Dim3, block: Dim3, filename: str) -> 
         if any(i < 0 or i >= g for i, g in zip(index, grid, strict=True)):
             raise BankismError(f"--block-index {','.join(map(str, index))} is outside the grid {grid}")
     return list(dict.fromkeys(blocks))
-
-
-def _siblings(program: Program, kernel: S.Function, scope: HostScope, mine: dict[str, object],
-              filename: str) -> list[dict[str, object]] | None:
-    """The template arguments of the file's other instantiations of a template kernel (its
-    launches with other arguments); None when some cannot be evaluated or the file also
-    instantiates it explicitly."""
-    if not kernel.template_params:
-        return []
-    if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
-        return None
-    out: list[dict[str, object]] = []
-    for launch in program.launches:
-        if launch.kernel != kernel.name:
-            continue
-        try:
-            values = _template_values(kernel, launch, scope, {}, filename)
-        except BankismError:
-            return None
-        if len(values) != len(kernel.template_params):
-            return None
-        if values != mine and values not in out:
-            out.append(values)
-    return out
-
-
-def _template_values(
-    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
-) -> dict[str, object]:
-    values: dict[str, object] = {}
-    for position, param in enumerate(kernel.template_params):
-        if param.name in defines:
-            values[param.name] = _defined(param.name, defines[param.name], param.is_type)
-        elif launch is not None and position < len(launch.template_args):
-            node = launch.template_args[position]
-            text = " ".join(node.text.decode().split())
-            if param.is_type:
-                text = scope.aliases.get(text, text)  # `using DType = half;` before the launch
-                t = C.lookup(text.replace("const ", "")) or tag_type(text)
-                if t is None:
-                    raise BankismError(
-                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
-                    )
-                values[param.name] = t
-            else:
-                try:
-                    values[param.name] = int(scope.eval(node))
-                except (HostUnknown, TypeError, ValueError):
-                    raise BankismError(
-                        f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
-                        f"give -D {param.name}=VALUE"
-                    ) from None
-        elif launch is not None and param.is_type:
-            deduced = _deduced_type(kernel, param.name, launch, scope)
-            if deduced is not None:
-                values[param.name] = deduced
-    return values
-
-
-def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: HostScope) -> C.CType | None:
-    """A type template parameter deduced from the launch's arguments, as the compiler does:
-    the declared type of a host variable passed for a parameter of type ``T*`` or ``T``."""
-    for position, param in enumerate(kernel.params):
-        if param.type.base != name or position >= len(launch.args):
-            continue
-        arg = launch.args[position]
-        if arg.type != "identifier":
-            continue
-        declared = scope.declared_type(arg.text.decode())
-        if declared is None:
-            continue
-        base, pointers = declared
-        if pointers != param.type.pointers:
-            continue
-        t = C.lookup(base)
-        if t is not None:
-            return t
-    return None
-
-
-def _defined(name: str, text: str, is_type: bool) -> object:
-    if is_type:
-        t = C.lookup(" ".join(text.split())) or tag_type(text)
-        if t is None:
-            raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
-        return t
-    booleans = {"true": 1, "false": 0}
-    try:
-        value = booleans.get(text.strip())
-        if value is None:
-            value = parse_number(text.strip())[0]
-    except (ValueError, IndexError):
-        raise BankismError(f"-D {name}={text}: not a number") from None
-    if not isinstance(value, int):
-        raise BankismError(f"-D {name}={text}: template parameter {name} needs an integer")
-    return value
-
-
-def _param_values(
-    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
-) -> dict[str, int | float | None]:
-    values: dict[str, int | float | None] = {}
-    names = {p.name for p in kernel.params}
-    for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
-        if "." in name and name.split(".")[0] in names:
-            try:
-                values[name] = parse_number(text.strip())[0]
-            except (ValueError, IndexError):
-                raise BankismError(f"-D {name}={text}: not a number") from None
-    for position, param in enumerate(kernel.params):
-        if param.name in defines:
-            try:
-                values[param.name] = parse_number(defines[param.name].strip())[0]
-            except (ValueError, IndexError):
-                raise BankismError(f"-D {param.name}={defines[param.name]}: not a number") from None
-        elif launch is not None and position < len(launch.args):
-            values[param.name] = host_number(scope, launch.args[position])
-        else:
-            values[param.name] = None
-    return values
 
 
 def _snapshot_missed(filename: str, request: SnapshotRequest) -> str:

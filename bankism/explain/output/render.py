@@ -73,7 +73,7 @@ def _header(report: ExplainReport) -> list[str]:
     lines.extend(f"assumption: {note}" for note in report.assumptions)
     if launch.launches_in_file > 1 and launch.origin.startswith("line"):
         lines.append(f"note: the file launches {report.kernel} {launch.launches_in_file} times; "
-                     "this is the first launch (use -D, --grid and --block for another)")
+                     f"this is the launch on {launch.origin} (use -D, --grid and --block for another)")
     if launch.dynamic_shared_bytes:
         lines.append(f"dynamic shared memory: {launch.dynamic_shared_bytes} bytes")
     for array in report.shared_arrays:

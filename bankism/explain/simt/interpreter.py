@@ -82,6 +82,7 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         self.instances = templates.instances if templates is not None else None
         self.ran_calls = templates.ran_calls if templates is not None else set()
         self.siblings = self.sibling_scopes(templates.siblings) if templates is not None else None
+        self.other_kernels = templates.others if templates is not None else {}
         self.kernel = kernel
         self.context = context
         self.recorder = recorder

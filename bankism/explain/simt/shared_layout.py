@@ -157,7 +157,8 @@ class SharedLayout:
         count = self.context.dynamic_shared // element.size
         t = C.array_of(element, count)
         size = max(count * element.size, self.context.dynamic_shared)
-        region = SharedVariable(item.name, t, dynamic_base(self.static_end, align), size, item.line, extern=True)
+        base = dynamic_base(self.static_end, align)
+        region = SharedVariable(item.name, t, base, size, item.line, extern=True)
         self.shared[id(item)] = region
         self.shared_arrays.append(region)
         if hasattr(self, "store"):

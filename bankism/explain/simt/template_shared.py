@@ -115,6 +115,9 @@ class TemplateRun:
     instances: list[Instance]
     ran_calls: set[int]
     siblings: list[dict[str, object]] | None
+    #: other template kernels of the file -> the template arguments of each of their launches
+    #: (None: not known), so that their calls with dependent arguments tell which they make
+    others: dict[str, list[dict[str, object]] | None] = field(default_factory=dict)
 
 
 class TemplateShared:
@@ -276,14 +279,22 @@ class TemplateShared:
                 except BankismError:
                     unknown.update(name for name in names if name in function.text)
                     continue
+                scopes = self._instance_scopes(kernel) if function is kernel else None
                 for call in _calls(self.program, body, names):
-                    key = self._explicit_key(call)
-                    if key is None:
+                    found = ([self._explicit_key(call)] if not scopes
+                             else [self._explicit_key(call, scope) for scope in scopes])
+                    if None in found:
                         unknown.add(call.function)
-                    elif key not in keys:
-                        keys.append(key)
+                    keys.extend(key for key in dict.fromkeys(found) if key is not None and key not in keys)
             sequences.append(keys)
         return sequences, unknown, self._position
+
+    def _instance_scopes(self, kernel: S.Function) -> list[dict[str, object]] | None:
+        """The bindings of each instantiation the file makes of another template kernel, or
+        None (a plain kernel, or instantiations not known)."""
+        if not kernel.template_params:
+            return None
+        return self.sibling_scopes(self.other_kernels.get(kernel.name))
 
     def _reached(self, kernel: S.Function) -> list[S.Function]:
         """``kernel`` and the functions it may call (by name), the kernel first."""

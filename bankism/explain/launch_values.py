@@ -1,0 +1,164 @@
+"""What a file's launches of a kernel say: which launch the host code reaches with the values
+given, its template arguments (from the launch, -D, a default or the arguments' types), the
+scalar arguments, and the template arguments of the file's other instantiations."""
+
+from __future__ import annotations
+
+import re
+
+from bankism.errors import BankismError
+from bankism.explain.cuda.wmma import tag_type
+from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_is_reached
+from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
+from bankism.explain.simt import ctype as C
+
+
+def chosen_launch(program: Program, kernel: S.Function, given: dict[str, int | float]) -> SourceLaunch | None:
+    """The file's first launch of ``kernel`` that the host code reaches with the values given
+    (launches in switch cases or if branches decidably not taken are passed over), else its first."""
+    mine = [launch for launch in program.launches if launch.kernel == kernel.name]
+    reached = (launch for launch in mine if launch_is_reached(program, launch, given))
+    return next(reached, mine[0] if mine else None)
+
+
+def sibling_instantiations(program: Program, kernel: S.Function, scope: HostScope, mine: dict[str, object],
+              filename: str) -> list[dict[str, object]] | None:
+    """The template arguments of the file's other instantiations of a template kernel (its
+    launches with other arguments); None when some cannot be evaluated or the file also
+    instantiates it explicitly."""
+    if not kernel.template_params:
+        return []
+    if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
+        return None
+    out: list[dict[str, object]] = []
+    for launch in program.launches:
+        if launch.kernel != kernel.name:
+            continue
+        try:
+            values = launch_template_values(kernel, launch, scope, {}, filename)
+        except BankismError:
+            return None
+        if len(values) != len(kernel.template_params):
+            return None
+        if values != mine and values not in out:
+            out.append(values)
+    return out
+
+
+def instantiations(program: Program, kernel: S.Function, given: dict[str, int | float],
+                    filename: str) -> list[dict[str, object]] | None:
+    """The template arguments of every launch of another template kernel of the file (each
+    evaluated in its own host scope), or None when one cannot be evaluated or the file also
+    instantiates the kernel explicitly."""
+    if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
+        return None
+    out: list[dict[str, object]] = []
+    for launch in program.launches:
+        if launch.kernel != kernel.name:
+            continue
+        try:
+            values = launch_template_values(kernel, launch, HostScope(program, launch, given), {}, filename)
+        except BankismError:
+            return None
+        if len(values) != len(kernel.template_params):
+            return None
+        if values not in out:
+            out.append(values)
+    return out
+
+
+def launch_template_values(
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
+) -> dict[str, object]:
+    values: dict[str, object] = {}
+    for position, param in enumerate(kernel.template_params):
+        if param.name in defines:
+            values[param.name] = _defined(param.name, defines[param.name], param.is_type)
+        elif launch is not None and position < len(launch.template_args):
+            node = launch.template_args[position]
+            text = " ".join(node.text.decode().split())
+            if param.is_type:
+                text = scope.aliases.get(text, text)  # `using DType = half;` before the launch
+                t = C.lookup(text.replace("const ", "")) or tag_type(text)
+                if t is None:
+                    raise BankismError(
+                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
+                    )
+                values[param.name] = t
+            else:
+                try:
+                    values[param.name] = int(scope.eval(node))
+                except (HostUnknown, TypeError, ValueError):
+                    raise BankismError(
+                        f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
+                        f"give -D {param.name}=VALUE"
+                    ) from None
+        elif launch is not None and param.is_type:
+            deduced = _deduced_type(kernel, param.name, launch, scope)
+            if deduced is not None:
+                values[param.name] = deduced
+    return values
+
+
+def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: HostScope) -> C.CType | None:
+    """A type template parameter deduced from the launch's arguments, as the compiler does:
+    the declared type of a host variable passed for a parameter of type ``T*`` or ``T``."""
+    for position, param in enumerate(kernel.params):
+        if param.type.base != name or position >= len(launch.args):
+            continue
+        arg = launch.args[position]
+        if arg.type != "identifier":
+            continue
+        declared = scope.declared_type(arg.text.decode())
+        if declared is None:
+            continue
+        base, pointers = declared
+        if pointers != param.type.pointers:
+            continue
+        t = C.lookup(base)
+        if t is not None:
+            return t
+    return None
+
+
+def _defined(name: str, text: str, is_type: bool) -> object:
+    if is_type:
+        t = C.lookup(" ".join(text.split())) or tag_type(text)
+        if t is None:
+            raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
+        return t
+    booleans = {"true": 1, "false": 0}
+    try:
+        value = booleans.get(text.strip())
+        if value is None:
+            value = parse_number(text.strip())[0]
+    except (ValueError, IndexError):
+        raise BankismError(f"-D {name}={text}: not a number") from None
+    if not isinstance(value, int):
+        raise BankismError(f"-D {name}={text}: template parameter {name} needs an integer")
+    return value
+
+
+def launch_param_values(
+    kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
+) -> dict[str, int | float | None]:
+    values: dict[str, int | float | None] = {}
+    names = {p.name for p in kernel.params}
+    for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
+        if "." in name and name.split(".")[0] in names:
+            try:
+                values[name] = parse_number(text.strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {name}={text}: not a number") from None
+    for position, param in enumerate(kernel.params):
+        if param.name in defines:
+            try:
+                values[param.name] = parse_number(defines[param.name].strip())[0]
+            except (ValueError, IndexError):
+                raise BankismError(f"-D {param.name}={defines[param.name]}: not a number") from None
+        elif launch is not None and position < len(launch.args):
+            values[param.name] = host_number(scope, launch.args[position])
+        else:
+            values[param.name] = None
+    return values
