@@ -9,7 +9,10 @@ operand of inline PTX, an argument of a call explain does not see into (shuffles
 methods, constructors, unknown functions) or a value a function returns. Relevance flows
 backwards through assignments and declarations (``x = y + z``: if x is relevant so are y and
 z) and through arguments into parameters; names a pointer or reference ties together (``float
-*p = a``, a reference parameter, a reference-returning function) share relevance both ways.
+*p = a``, a reference parameter, a reference-returning function) share relevance both ways. A
+store through pointer arithmetic (``((float4 *)(C + row * N))[i] = acc[i]``) makes the value
+flow into the names outside its subscripts that may be the pointer: not those declared only as
+plain arithmetic scalars (``N``), or every register tile written to global memory would count.
 Names are matched by spelling across every function the kernel can reach, which only makes
 the analysis more careful.
 
@@ -32,6 +35,7 @@ from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.registry import BUILTINS
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import control
+from bankism.explain.simt import ctype as C
 
 #: Built-ins that compute a value from their arguments and touch nothing else.
 _PURE_MODULES = ("bankism.explain.cuda.arithmetic", "bankism.explain.cuda.halfs")
@@ -57,6 +61,12 @@ class _Flow:
         self.locals: set[str] = set()
         self.candidates: list[S.ExprStmt] = []
         self.calls: set[str] = set()
+        #: names declared somewhere as a plain arithmetic scalar (parameter or local), and names
+        #: declared somewhere as anything else: only the latter can be a pointer written through
+        self.scalars: set[str] = set()
+        self.others: set[str] = set()
+        #: writes through pointer arithmetic: (names outside the target's subscripts, value names)
+        self.through_pointers: list[tuple[set[str], set[str]]] = []
 
     def take_calls(self) -> set[str]:
         """The names of the functions called in the code walked since the last call."""
@@ -73,7 +83,21 @@ class _Flow:
             self.ties.setdefault(target, set()).add(name)
             self.ties.setdefault(name, set()).add(target)
 
+    def note_declared(self, name: str, t: S.TypeName) -> None:
+        """Whether ``name`` is declared here as a plain arithmetic scalar, or as anything else."""
+        base = " ".join(w for w in t.base.split() if w not in ("const", "volatile", "__restrict__"))
+        scalar = C.SCALARS.get(base)
+        plain = not (t.pointers or t.reference or t.dims) and scalar is not None and scalar.kind != "void"
+        (self.scalars if plain else self.others).add(name)
+
     def relevant(self) -> set[str]:
+        for names, value in self.through_pointers:  # `((float4 *)(C + row * N))[i] = v`: C, not N
+            roots = {n for n in names if n not in self.scalars or n in self.others}
+            for root in roots:
+                self.depend(root, value)
+            if not roots:
+                self.seeds.update(value)
+        self.through_pointers = []
         found: set[str] = set()
         work = list(self.seeds)
         while work:
@@ -90,6 +114,7 @@ class _Flow:
     def function(self, function: S.Function, body: S.Stmt) -> None:
         for param in function.params:
             self.impure.add(param.name)
+            self.note_declared(param.name, param.type)
         self.statement(body, f"return:{function.name}", function.return_type.reference)
 
     def statement(self, stmt: object, returns: str, by_reference: bool) -> None:
@@ -144,6 +169,10 @@ class _Flow:
     def declaration(self, decl: S.Decl) -> None:
         for item in decl.items:
             t = item.type
+            if decl.shared or decl.extern:
+                self.others.add(item.name)
+            else:
+                self.note_declared(item.name, t)
             names = _names(item.init) if item.init is not None else set()
             for dim in t.dims:
                 if dim is not None:
@@ -166,11 +195,11 @@ class _Flow:
             if isinstance(node, S.Assign | S.IncDec):
                 value = _names(node.value) if isinstance(node, S.Assign) else set()
                 indices = _indices(node.target)
-                roots = _roots(node.target)  # the names the written object is reached through
-                for root in roots:
+                root = _root(node.target)  # the variable written, or None: through a pointer
+                if root is not None:
                     self.depend(root, value | indices)
-                if not roots:
-                    self.seeds.update(value | indices)
+                else:  # resolved once every declaration in reach is known
+                    self.through_pointers.append((_names(node.target) - indices, value | indices))
             elif isinstance(node, S.Subscript):
                 self.seeds.update(_names(node.index))
             elif isinstance(node, S.Unary) and node.op == "*":
@@ -240,16 +269,6 @@ def _root(target: S.Expr) -> str | None:
             return None
 
 
-def _roots(target: S.Expr) -> set[str]:
-    """The names an assignment's target may be reached through: its variable, or, for a target
-    reached through pointer arithmetic (``(float4 *)(C + row * n)[i]``), every name outside its
-    subscripts (one of them is the pointer)."""
-    root = _root(target)
-    if root is not None:
-        return {root}
-    return _names(target) - _indices(target)
-
-
 def _indices(target: S.Expr) -> set[str]:
     return set().union(*(_names(n.index) for n in S.walk(target) if isinstance(n, S.Subscript)))
 
@@ -289,6 +308,7 @@ def _skippable(program, kernel: S.Function) -> dict[int, tuple[str, ...]]:  # no
             for item in decl.items:
                 flow.impure.add(item.name)
                 flow.seeds.add(item.name)
+                flow.others.add(item.name)
         pending = [kernel]
         for definitions in program.structs.values():
             for struct in definitions:
