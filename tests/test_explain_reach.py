@@ -218,6 +218,21 @@ def test_a_kernel_not_found_names_the_headers_that_were_not_found(tmp_path):
         run(source, kernel="tileKernel")
     with pytest.raises(BankismError, match=r"no __global__ kernel found; " + missing):
         run(source)
+    source.write_text(  # the kernel is here, the host helper of its grid in the missing header
+        '#include "kernels/tiles.cuh"\n__global__ void tileKernel(float *o) { __shared__ float s[32];\n'
+        '  s[threadIdx.x] = 1.f; o[threadIdx.x] = s[31 - threadIdx.x]; }\n'
+        'int main() { dim3 grid(ceil_div(1024, 32)); tileKernel<<<grid, 32>>>(0); }\n'
+    )
+    grid = r"host.cu:4: cannot evaluate the launch's grid `grid`: give --grid X,Y,Z; "
+    with pytest.raises(BankismError, match=grid + missing):
+        run(source, kernel="tileKernel")
+    source.write_text(  # a helper macro of the missing header, read as a call
+        '#include "kernels/tiles.cuh"\n__global__ void tileKernel(float *o) { __shared__ float s[32];\n'
+        '  unsigned a; CVTA_SHARED(a, s); s[threadIdx.x] = 1.f; }\nint main() { tileKernel<<<1, 32>>>(0); }\n'
+    )
+    with pytest.raises(BankismError, match=r"host.cu:3: unsupported construct: call to unknown function "
+                                           r"CVTA_SHARED\(\); " + missing):
+        run(source, kernel="tileKernel")
 
 
 def test_memcpy_of_a_global_int4_into_a_packed_struct():

@@ -38,6 +38,19 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     (preprocess, parse, choose the kernel and its launch, run the blocks)."""
     get_arch(options.arch)
     program = _program(source, filename, options)
+    try:
+        return _interpret(program, source, filename, options)
+    except BankismError as error:  # what is unknown may be defined in a header that was not found
+        if program.pre.missing and _UNKNOWN.search(str(error)) and "#include" not in str(error):
+            raise BankismError(str(error) + _missing_headers(program)) from None
+        raise
+
+
+#: Refusals a missing header may explain.
+_UNKNOWN = re.compile(r"unknown (function|name|type)|no device function|cannot evaluate")
+
+
+def _interpret(program: Program, source: str, filename: str, options: ExplainOptions) -> Analysis:
     chosen = None
     shape_given = options.grid is not None or options.block is not None
     if options.trace is not None:
