@@ -151,6 +151,22 @@ def test_arrays_of_fragments_typed_by_template_parameters():
     assert report["launch"]["template"] == {"M": 16, "T": "__half", "Layout": "row_major"}
 
 
+def test_an_array_of_fragments_indexed_in_a_helper_that_only_some_warps_run():
+    """Two pipelines of warps (leimao's double-buffered WMMA GEMM): only the running threads'
+    loop counter says which fragment (the other pipeline's threads hold other values)."""
+    report = run(TC, kernel="pipelines")
+    sites = [s for s in report["sites"] if s["line"] == 141]
+    assert [sorted(w["warp"] for w in s["warps"]) for s in sites] == [[0, 1], [2, 3]]
+    # 2 LDSM.x4 per warp from 48-byte rows: rows start at words 12r, 8 disjoint 4-bank groups
+    assert [(s["instructions"], s["wavefronts"], s["ideal"], s["conflicts"]) for s in sites] == [
+        (4, 16, 16, 0), (4, 16, 16, 0)]
+    tiles = next(a for a in report["shared_arrays"] if a["name"] == "tiles")["base_offset"]
+    for s, buffer in zip(sites, (0, 1), strict=True):
+        first = next(w for w in s["warps"] if w["warp"] == 2 * buffer)
+        assert first["lane_addresses"] == [tiles + buffer * 32 * 24 * 2 + (lane % 16) * 48 + (lane // 16) * 16
+                                           for lane in range(32)]
+
+
 def test_fragment_elements_and_an_unexecuted_int8_fragment_cost_nothing(tmp_path):
     source = tmp_path / "x.cu"
     source.write_text(

@@ -56,6 +56,7 @@ from bankism.explain.simt.values import (
     Vector,
     all_known,
     constant,
+    per_thread,
 )
 
 #: Kept for callers that import them from here.
@@ -322,6 +323,8 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         if not all_known(value.known, mask):
             raise Failure(expr, f"{what} depends on {value.taint}")
         data = np.asarray(value.data)
+        if data.ndim and mask.arr.any():  # only the running threads' values count
+            data = per_thread(data, self.threads)[mask.arr]
         if data.ndim and not (data == data.flat[0]).all():
             raise Failure(expr, f"{what} differs between threads")
         return int(data.flat[0])

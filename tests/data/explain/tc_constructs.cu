@@ -132,10 +132,33 @@ __global__ void shared_pipeline(const float4* in, float* out)
     pipe.consumer_release();
 }
 
+// two pipelines of warps run one helper on their own buffer; the helper indexes an array of
+// fragments with its loop counter while the other pipeline's threads do not run it
+__device__ void loadTiles(wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> *frags,
+                          const half *tile)
+{
+    for (int i = 0; i < 2; ++i)
+        wmma::load_matrix_sync(frags[i], tile + i * 16 * 24, 24);
+}
+
+__global__ void pipelines(float* out)
+{
+    __shared__ half tiles[2][32 * 24];
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> frags[2];
+    int pipeline = threadIdx.x / 64;
+    if (pipeline == 0) {
+        loadTiles(frags, tiles[0]);
+    } else {
+        loadTiles(frags, tiles[1]);
+    }
+    out[threadIdx.x] = __half2float(frags[0].x[0]);
+}
+
 void run(const half* A, float* C, const float* in, const float4* in4, float* out)
 {
     n_operand<<<1, 64>>>(A);
     fragment_arrays<16, half, wmma::row_major><<<1, 32>>>(A, C);
     barrier_swap<<<1, 128>>>(in, out, 768);
     shared_pipeline<<<1, 128>>>(in4, out);
+    pipelines<<<1, 128>>>(out);
 }
