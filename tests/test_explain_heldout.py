@@ -185,3 +185,18 @@ def test_a_command_line_override_keeps_the_declared_default(tmp_path):
         source.write_text(base.replace("  config(blocks);\n", override))
         with pytest.raises(BankismError, match="cannot evaluate the launch's grid"):
             run(source)
+
+
+def test_a_global_half2_atomic_and_half_bits_as_an_index():
+    """A split-K epilogue's atomicAdd of half2 pairs into global memory costs nothing and
+    refuses nothing; __half_as_ushort(2.0) is 0x4000, so the last store is row 4 of the tile."""
+    report = run(HELDOUT / "split_k.cu")
+    t = np.arange(32)
+    pairs = {0: (BASE + 2 * ((t // 4) * 40 + (t % 4) * 8)).reshape(1, 32)}
+    found = site(report, 10, "tile", "load")
+    check_site(found, pairs, 4, "load")
+    assert found["wavefronts"] == 4  # banks 20r + 4k (mod 32): bank 0 is hit by rows 0, 1, 3 and 6
+    found = site(report, 16, "tile", "store")
+    check_site(found, {0: (BASE + 2 * (4 * 40 + t)).reshape(1, 32)}, 2, "store")
+    assert found["wavefronts"] == 1
+    assert not [s for s in report["sites"] if s["line"] == 12]

@@ -235,6 +235,8 @@ for _name, _source, _target in (
     ("__int_as_float", C.INT, C.FLOAT), ("__uint_as_float", C.UINT, C.FLOAT),
     ("__float_as_int", C.FLOAT, C.INT), ("__float_as_uint", C.FLOAT, C.UINT),
     ("__longlong_as_double", C.LLONG, C.DOUBLE), ("__double_as_longlong", C.DOUBLE, C.LLONG),
+    ("__half_as_ushort", C.HALF, C.USHORT), ("__half_as_short", C.HALF, C.SHORT),
+    ("__ushort_as_half", C.USHORT, C.HALF), ("__short_as_half", C.SHORT, C.HALF),
 ):
     BUILTINS[_name] = _bit_cast(_source, _target)
 

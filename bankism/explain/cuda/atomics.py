@@ -18,6 +18,7 @@ from bankism.explain.simt.values import (
     Pointer,
     Scalar,
     Value,
+    Vector,
     convert,
     flags_per_thread,
     per_thread,
@@ -40,11 +41,15 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer as first argument")
     t = pointer.type.elem
+    if isinstance(pointer.region, GlobalMatrix):  # any type (half2 split-K sums): no shared access
+        why = "the old value returned by an atomic on global memory"
+        if t.kind == "vec":
+            return Vector(t, [unknown(t.elem, why) for _ in range(t.count)])
+        if t.is_arithmetic:
+            return unknown(t, why)
     if not t.is_arithmetic:
         raise Failure(expr, f"unsupported construct: {expr.function}() on {t}")
     base = _base_function(expr.function)
-    if isinstance(pointer.region, GlobalMatrix):
-        return unknown(t, "the old value returned by an atomic on global memory")
     if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
     target = MemLV(pointer.region, pointer.offset, t, expr)
