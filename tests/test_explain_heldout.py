@@ -200,3 +200,48 @@ def test_a_global_half2_atomic_and_half_bits_as_an_index():
     check_site(found, {0: (BASE + 2 * (4 * 40 + t)).reshape(1, 32)}, 2, "store")
     assert found["wavefronts"] == 1
     assert not [s for s in report["sites"] if s["line"] == 12]
+
+
+def test_a_define_for_a_host_variable_is_not_pasted_into_the_kernel(tmp_path):
+    """-D m=1024 sets the host's m (the grid m / 64) and leaves the kernel's own loop counter
+    m alone: pasted as a macro it made `for (int 1024 = 0; 1024 < 4; ...)`, a loop that never
+    ran, and its loads vanished without a word (found by a fresh scout)."""
+    source = tmp_path / "shadow.cu"
+    source.write_text(
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[1024];\n"
+        "  s[threadIdx.x] = threadIdx.x;\n"
+        "  __syncthreads();\n"
+        "  float acc = 0;\n"
+        "  for (int m = 0; m < 4; m++) acc += s[threadIdx.x * 4 + m];\n"
+        "  out[threadIdx.x] = acc;\n"
+        "}\n"
+        "void run(float *o, int m) { k<<<m / 64, 64>>>(o); }\n"
+    )
+    report = run(source, defines={"m": "1024"})
+    assert report["launch"]["grid"] == [16, 1, 1]
+    t = np.arange(64)
+    loads = {w: np.array([BASE + 4 * (4 * t[32 * w:32 * w + 32] + m) for m in range(4)]) for w in range(2)}
+    found = site(report, 6, "s", "load")
+    check_site(found, loads, 4, "load")
+    assert found["wavefronts"] == 2 * 4 * 4  # words 4t + m: lanes 8 apart share a bank, 4-way
+    notes = report["assumptions"]
+    assert any(note.startswith("-D m=1024 sets the variable m the file declares") for note in notes)
+    # a name the source tests in the preprocessor stays a macro, as nvcc's -D makes it
+    source.write_text(source.read_text().replace("int m)", "int m)\n#ifdef m\n#endif\n"))
+    with pytest.raises(BankismError, match=r"shadow.cu:6: cannot parse this code: `for \(int 1024 = 0"):
+        run(source, defines={"m": "1024"})
+
+
+def test_an_error_in_a_loop_header_refuses_instead_of_dropping_the_loop(tmp_path):
+    source = tmp_path / "header.cu"
+    source.write_text(
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  for (int 4 = 0; 4 < 2; 4++) s[threadIdx.x] = 1.f;\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    with pytest.raises(BankismError, match=r"header.cu:3: cannot parse this code: `for \(int 4 = 0"):
+        run(source)

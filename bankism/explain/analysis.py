@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import re
 
+from tree_sitter import Node
+
 from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, host_number, launch_dim
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
+from bankism.explain.frontend.treesitter import node_text
 from bankism.explain.launch_values import (
     chosen_launch,
     instantiations,
@@ -118,6 +121,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     first_launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count,
                                         launch is first_launch)
+    notes += _variables_set(program, source, options)
     analysis.assumptions += list(dict.fromkeys(scope.notes + notes))
     return analysis
 
@@ -175,11 +179,48 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     reserved.update(_signature_names(program.pre.text))
+    reserved.update(_declared_variables(program.root, set(defines)) - _tested_macros(source, set(defines)))
     macros = {name: value for name, value in defines.items()
               if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
     if not macros:  # every -D binds a parameter: the first parse is the program
         return program
     return parse(preprocess(source, filename, macros, *paths))
+
+
+_DECLARATORS = ("init_declarator", "parameter_declaration", "optional_parameter_declaration", "declaration",
+                "pointer_declarator", "reference_declarator", "array_declarator")
+
+
+def _declared_variables(root: Node, names: set[str]) -> set[str]:
+    """Which of ``names`` the file declares as a variable or parameter (host or device): a -D
+    for one sets that host variable (``-D m=1024`` for ``void run(int m)``) and is not pasted
+    into the text, where it would also rewrite a kernel's own ``for (int m = 0; ...)``."""
+    found: set[str] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type in _DECLARATORS:
+            declarator = node.child_by_field_name("declarator")
+            if declarator is not None and declarator.type == "identifier" and node_text(declarator) in names:
+                found.add(node_text(declarator))
+        stack.extend(node.children)
+    return found
+
+
+def _variables_set(program: Program, source: str, options: ExplainOptions) -> list[str]:
+    """Notes for the -D names that set a variable the file declares instead of a macro."""
+    given = {name for name in options.defines if "." not in name}
+    params = {p.name for k in program.kernels for p in k.params + k.template_params}
+    names = _declared_variables(program.root, given - params) - _tested_macros(source, given)
+    return [f"-D {name}={options.defines[name]} sets the variable {name} the file declares (the host's value "
+            "at the launch); it is not pasted into the source as a macro" for name in sorted(names)]
+
+
+def _tested_macros(source: str, names: set[str]) -> set[str]:
+    """Which of ``names`` the source tests or uses in a preprocessor line (#if/#ifdef/#define):
+    those stay macros, as nvcc's -D makes them."""
+    lines = [line for line in source.splitlines() if line.lstrip().startswith("#")]
+    return {name for name in names if any(re.search(rf"\b{re.escape(name)}\b", line) for line in lines)}
 
 
 _KERNEL_SIGNATURE = re.compile(r"__global__[^{};]*?\(([^{};]*?)\)\s*\{")

@@ -31,6 +31,8 @@ from bankism.explain.frontend.treesitter import (
 from bankism.explain.simt import control
 from bankism.inputs import limit, over_limit
 
+#: Statements with a header (condition, initializer) besides their bodies.
+_HEADED = ("if_statement", "for_statement", "while_statement", "do_statement", "switch_statement")
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
 
 
@@ -296,6 +298,12 @@ class _Converter(Declarations, ExpressionConverter):
             return S.ExprStmt(line, text, end, self.expr(children[0]))
         if kind == "declaration":
             return self.declaration(node)
+        if kind in _HEADED and node.has_error:  # an error in a loop's or branch's own header refuses
+            parts = (node.child_by_field_name(f) for f in ("body", "consequence", "alternative"))
+            bodies = {part.id for part in parts if part is not None}
+            for child in node.children:
+                if child.id not in bodies and (child.has_error or child.is_missing or child.type == "ERROR"):
+                    self._check(self._first_error(child) or child)
         if kind == "if_statement":
             condition = node.child_by_field_name("condition")
             alternative = node.child_by_field_name("alternative")
