@@ -245,3 +245,20 @@ def test_an_error_in_a_loop_header_refuses_instead_of_dropping_the_loop(tmp_path
     )
     with pytest.raises(BankismError, match=r"header.cu:3: cannot parse this code: `for \(int 4 = 0"):
         run(source)
+
+
+def test_struct_templates_as_template_arguments_and_statics_through_an_object():
+    """tiles<Block<32, 32>, Block<1, 32>> from a host alias: Tile::kM is 32, the row pitch
+    s.cols_ 33 (a static member named through an object), so both accesses are words 33t
+    (bank t): one wavefront each. A reference member is refused in one line (it crashed)."""
+    path = HELDOUT / "struct_args.cu"
+    report = run(path, kernel="tiles")
+    assert report["launch"]["template"] == {"Tile": "Block<32, 32>", "Warp": "Block<1, 32>"}
+    t = np.arange(32)
+    for line, op in ((15, "store"), (17, "load")):
+        found = site(report, line, "raw", op)
+        check_site(found, _words(33 * t), 4, op)
+        assert found["wavefronts"] == 1
+    refused = r"struct_args.cu:20: unsupported construct: reference member rows of Loader$"
+    with pytest.raises(BankismError, match=refused):
+        run(path, kernel="bound")

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import re
 
+from tree_sitter import Node
+
 from bankism.errors import BankismError
 from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_is_reached
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
+from bankism.explain.frontend.treesitter import node_text
 from bankism.explain.simt import ctype as C
 
 
@@ -80,7 +83,7 @@ def launch_template_values(
             text = " ".join(node.text.decode().split())
             if param.is_type:
                 text = scope.aliases.get(text, text)  # `using DType = half;` before the launch
-                t = C.lookup(text.replace("const ", "")) or tag_type(text)
+                t = C.lookup(text.replace("const ", "")) or tag_type(text) or _struct_argument(node, scope)
                 if t is None:
                     raise BankismError(
                         f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
@@ -162,3 +165,18 @@ def launch_param_values(
         else:
             values[param.name] = None
     return values
+
+
+def _struct_argument(node: Node, scope: HostScope) -> S.TypeName | None:
+    """A launch's template argument naming a struct of the file (``Block<256, 128, 32>``, or a
+    host alias of one), as a type the machine instantiates; None otherwise."""
+    written = node_text(node).strip()
+    if written in scope.alias_nodes:
+        node = scope.alias_nodes[written]
+    if node.type != "type_descriptor":
+        return None
+    try:
+        type_name = scope.program.type_descriptor(node)
+    except BankismError:
+        return None
+    return type_name if type_name.base in scope.program.structs and not type_name.pointers else None

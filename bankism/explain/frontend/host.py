@@ -45,6 +45,8 @@ class HostScope:
         self.notes: list[str] = []
         #: ``using NAME = type;`` seen at file scope or before the launch: name -> the type as written
         self.aliases: dict[str, str] = {}
+        #: the same aliases' type nodes (a struct template's instantiation, `using tb = Block<256, 128, 32>;`)
+        self.alias_nodes: dict[str, Node] = {}
         #: the parameters of the host functions being evaluated (``ceil_div(a, b)``), innermost last
         self._frames: list[dict[str, int | float]] = []
         self._collect(program.root, limit=None, top_only=True)
@@ -64,6 +66,7 @@ class HostScope:
                 name, aliased = node.child_by_field_name("name"), node.child_by_field_name("type")
                 if name is not None and aliased is not None:
                     self.aliases[node_text(name)] = " ".join(node_text(aliased).split())
+                    self.alias_nodes[node_text(name)] = aliased
             elif node.type == "function_definition" and top_only:
                 continue
             elif not top_only and node.type in _CHANGES:

@@ -79,6 +79,10 @@ class Program:
                 self._bodies[key] = _Converter(self.pre).statement(function.body_node)
         return self._bodies[key]
 
+    def type_descriptor(self, node: Node) -> S.TypeName:
+        """A type written in the host code (a launch's template argument) as a ``syntax`` type."""
+        return _Converter(self.pre)._type_descriptor(node)
+
     def lambda_body(self, lam: S.Lambda) -> S.Block:
         """The converted body of a lambda (converted on its first call)."""
         if lam._body is None:

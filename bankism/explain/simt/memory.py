@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.arch import DYNAMIC_SHARED_ALIGN
+from bankism.errors import BankismError
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.values import (
@@ -65,6 +66,8 @@ class LocalArray:
 
     def __post_init__(self) -> None:
         self.unit = self.type.scalar
+        if self.unit.size <= 0:  # an array of objects with no storage explain models (fragments)
+            raise BankismError(f"unsupported construct: an array of {self.unit} held as {self.name}")
         slots = self.type.size // self.unit.size
         self.data = np.zeros((slots, self.threads), self.unit.dtype)
         self.known = np.zeros((slots, self.threads), bool)

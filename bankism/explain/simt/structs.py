@@ -111,6 +111,9 @@ class Structs:
             info.items = [item for item, _ in bases] + list(chosen.fields)
             members = [(item.name, t) for item, t in bases]
             nested = {inner.name for inner in chosen.nested}
+            for item in chosen.fields:
+                if item.type.reference:  # `Register (&regs)[N];`: a member bound to another object
+                    raise Failure(item, f"unsupported construct: reference member {item.name} of {label}")
             members += [(item.name, self.struct_type(item.type.base, None, item, mask, (label, bindings))
                          if item.type.base in nested and not item.type.pointers else
                          self.resolve_type(item.type, mask)) for item in chosen.fields]
@@ -263,6 +266,9 @@ class Structs:
         embedded = self.embedded_lvalue(base, name, node)
         if embedded is not None:
             return embedded
+        static = t.info.bindings.get(name) if t.info is not None else None
+        if isinstance(static, Variable):  # a static member named through an object: `tile.cols_`
+            return static.ref if static.ref is not None else VarLV(static)
         raise Failure(node, f"{t} has no member {name}")
 
     def find_method(self, t: CType, name: str, count: int, node: S.Node) -> S.Function:

@@ -1,0 +1,36 @@
+// heldout: struct templates as template arguments of a kernel (Block<32, 32> sizes read as
+// Tile::kM), a static member named through an object (s.cols_); a reference member is refused.
+template <int R, int C_> struct Block { static constexpr int kM = R; static constexpr int kN = C_; };
+template <typename T, int ROWS, int COLS> struct Span {
+  T *buffer;
+  __device__ Span(T *b) : buffer(b) {}
+  __device__ T &operator()(int r, int c) { return buffer[COLS * r + c]; }
+  static constexpr int cols_ = COLS;
+};
+template <class Tile, class Warp>
+__global__ void tiles(float *out) {
+  __shared__ float raw[Tile::kM * (Tile::kN + 1)];
+  using Rows = Span<float, Tile::kM, Tile::kN + 1>;
+  Rows s(&raw[0]);
+  s(threadIdx.x % Tile::kM, threadIdx.x / Tile::kM) = 1.f;
+  __syncthreads();
+  out[threadIdx.x] = raw[threadIdx.x * s.cols_ % (Tile::kM * Warp::kN)];
+}
+struct Loader {
+  float (&rows)[4];
+  __device__ Loader(float (&r)[4]) : rows(r) {}
+};
+
+__global__ void bound(float *out) {
+  __shared__ float s[32];
+  float regs[4];
+  Loader loader{regs};
+  s[threadIdx.x] = loader.rows[0];
+  out[threadIdx.x] = s[31 - threadIdx.x];
+}
+
+void launch(float *out) {
+  using tile = Block<32, 32>;
+  tiles<tile, Block<1, 32>><<<1, 32>>>(out);
+  bound<<<1, 32>>>(out);
+}
