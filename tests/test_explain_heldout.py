@@ -262,3 +262,23 @@ def test_struct_templates_as_template_arguments_and_statics_through_an_object():
     refused = r"struct_args.cu:20: unsupported construct: reference member rows of Loader$"
     with pytest.raises(BankismError, match=refused):
         run(path, kernel="bound")
+
+
+def test_a_shift_after_a_comparison_is_not_a_template(tmp_path):
+    """`j < n >> 3` (tree-sitter reads `j<n> > 3`): j is a variable, so it is a comparison;
+    n >> 3 = 256 gives 8 iterations of the 32 lanes' stores, words j (bank j % 32)."""
+    source = tmp_path / "shift.cu"
+    source.write_text(
+        "__global__ void k(float *out, int n) {\n"
+        "  __shared__ float s[256];\n"
+        "  for (int j = threadIdx.x; j < n >> 3; j += 32) s[j] = 1.f;\n"
+        "  __syncthreads();\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0, 2048); }\n"
+    )
+    report = run(source)
+    t = np.arange(32)
+    found = site(report, 3, "s", "store")
+    check_site(found, {0: np.array([BASE + 4 * (t + 32 * i) for i in range(8)])}, 4, "store")
+    assert found["wavefronts"] == 8

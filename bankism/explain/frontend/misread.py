@@ -87,6 +87,7 @@ def misread_comparisons(text: str, root: Node) -> str | None:
     template of that form does not occur in kernels."""
     captures = QueryCursor(_template_functions()).captures(root).get("f", [])
     spans = []
+    variables: set[str] | None = None
     for node in captures:
         name = node.child_by_field_name("name")
         args = node.child_by_field_name("arguments")
@@ -98,7 +99,11 @@ def misread_comparisons(text: str, root: Node) -> str | None:
             continue
         if not any(a.type == "binary_expression" and node_text(a.child_by_field_name("operator")) in _LOGICAL
                    for a in named_children(args)):
-            continue
+            if variables is None:  # `j < n >> 3`, read as `j<n> > 3`: j is a variable, not a template
+                declared, types = _names(root)
+                variables = declared - types - _template_names(root)
+            if node_text(name) not in variables:
+                continue
         spans.append((name.start_byte, name.end_byte, args.start_byte))
     if not spans:
         return None
@@ -116,6 +121,23 @@ _TYPE_DECLARATIONS = ("type_definition", "struct_specifier", "class_specifier", 
                       "enum_specifier", "alias_declaration", "type_parameter_declaration",
                       "optional_type_parameter_declaration")
 _DECLARATOR_WRAPPERS = ("init_declarator", "pointer_declarator", "array_declarator", "reference_declarator")
+
+
+def _template_names(root: Node) -> set[str]:
+    """Names the file declares as templates (functions, classes, variables)."""
+    found = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type == "template_declaration":
+            for child in node.named_children:
+                declarator = child.child_by_field_name("declarator") or child.child_by_field_name("name")
+                while declarator is not None and declarator.child_by_field_name("declarator") is not None:
+                    declarator = declarator.child_by_field_name("declarator")
+                if declarator is not None:
+                    found.add(node_text(declarator))
+    return found
 
 
 def _names(root: Node) -> tuple[set[str], set[str]]:
