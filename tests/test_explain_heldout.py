@@ -249,8 +249,10 @@ def test_an_error_in_a_loop_header_refuses_instead_of_dropping_the_loop(tmp_path
 
 def test_struct_templates_as_template_arguments_and_statics_through_an_object():
     """tiles<Block<32, 32>, Block<1, 32>> from a host alias: Tile::kM is 32, the row pitch
-    s.cols_ 33 (a static member named through an object), so both accesses are words 33t
-    (bank t): one wavefront each. A reference member is refused in one line (it crashed)."""
+    s.cols_ 33 (a static member named through an object; `Rows s(raw);` is the object s built
+    from the variable raw, which tree-sitter reads as a function declaration), so both accesses
+    are words 33t (bank t): one wavefront each. A reference member is refused in one line (it
+    crashed)."""
     path = HELDOUT / "struct_args.cu"
     report = run(path, kernel="tiles")
     assert report["launch"]["template"] == {"Tile": "Block<32, 32>", "Warp": "Block<1, 32>"}

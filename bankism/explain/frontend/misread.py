@@ -199,3 +199,45 @@ def misread_casts(text: str, root: Node) -> str | None:
         data[start:start + 1] = b" "
         data[close:close + 1] = b" "
     return data.decode()
+
+
+def misread_constructions(text: str, root: Node) -> str | None:
+    """``text`` with objects built from variables that tree-sitter read as function declarations
+    made plain, or None when there are none: inside a function, ``Rows tile(raw);`` reads as a
+    function ``tile`` taking a ``raw``. When every "parameter" is a bare name the file declares as
+    a variable and never as a type, it is the object ``tile`` built from ``raw``: its
+    parentheses become braces, so lines and columns stay."""
+    found = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        stack.extend(node.children)
+        if node.type != "declaration" or node.parent is None or node.parent.type != "compound_statement":
+            continue
+        declarator = node.child_by_field_name("declarator")
+        if declarator is None or declarator.type != "function_declarator":
+            continue
+        params = declarator.child_by_field_name("parameters")
+        items = named_children(params) if params is not None else []
+        if not items or not all(_bare_name(p) for p in items):
+            continue
+        found.append((params, [node_text(p.child_by_field_name("type")) for p in items]))
+    if not found:
+        return None
+    variables, types = _names(root)
+    spans = [params for params, names in found if all(n in variables and n not in types for n in names)]
+    if not spans:
+        return None
+    data = bytearray(text.encode())
+    for params in spans:
+        data[params.start_byte:params.start_byte + 1] = b"{"
+        data[params.end_byte - 1:params.end_byte] = b"}"
+    return data.decode()
+
+
+def _bare_name(param: Node) -> bool:
+    """Whether a parameter is a lone name (``raw`` in ``f(raw)``): a type with no declarator."""
+    type_node = param.child_by_field_name("type")
+    return (param.type == "parameter_declaration" and param.child_by_field_name("declarator") is None
+            and type_node is not None and type_node.type == "type_identifier")
+

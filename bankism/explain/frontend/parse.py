@@ -17,6 +17,7 @@ from bankism.explain.frontend.misread import (
     misread_array_reference,
     misread_casts,
     misread_comparisons,
+    misread_constructions,
     misread_template_declaration,
 )
 from bankism.explain.frontend.preprocess import Preprocessed
@@ -103,7 +104,8 @@ def parse(pre: Preprocessed) -> Program:
     bankism cannot read is kept with its error, raised only if the kernel uses it."""
     tree = parser().parse(pre.text.encode())
     for _ in range(8):  # each pass clears the outermost misreads; nested ones show up after it
-        fixed = misread_comparisons(pre.text, tree.root_node) or misread_casts(pre.text, tree.root_node)
+        fixed = (misread_comparisons(pre.text, tree.root_node) or misread_casts(pre.text, tree.root_node)
+                 or misread_constructions(pre.text, tree.root_node))
         if fixed is None:
             break
         pre = replace(pre, text=fixed)

@@ -11,7 +11,7 @@ template <class Tile, class Warp>
 __global__ void tiles(float *out) {
   __shared__ float raw[Tile::kM * (Tile::kN + 1)];
   using Rows = Span<float, Tile::kM, Tile::kN + 1>;
-  Rows s(&raw[0]);
+  Rows s(raw);
   s(threadIdx.x % Tile::kM, threadIdx.x / Tile::kM) = 1.f;
   __syncthreads();
   out[threadIdx.x] = raw[threadIdx.x * s.cols_ % (Tile::kM * Warp::kN)];
@@ -24,7 +24,7 @@ struct Loader {
 __global__ void bound(float *out) {
   __shared__ float s[32];
   float regs[4];
-  Loader loader{regs};
+  Loader loader(regs);
   s[threadIdx.x] = loader.rows[0];
   out[threadIdx.x] = s[31 - threadIdx.x];
 }
