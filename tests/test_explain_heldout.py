@@ -284,3 +284,14 @@ def test_a_shift_after_a_comparison_is_not_a_template(tmp_path):
     found = site(report, 3, "s", "store")
     check_site(found, {0: np.array([BASE + 4 * (t + 32 * i) for i in range(8)])}, 4, "store")
     assert found["wavefronts"] == 8
+
+
+def test_nested_brace_lists_vector_arrays_and_a_self_assigning_initializer():
+    """`int idx[2][2] = {{3}, {5}}` puts 5 in idx[1][0] (flattened, it went to idx[0][1] and
+    the store landed 5 words early: a wrong answer); `float4 c[2][2] = {{zero}}` and `int
+    offset = offset = 2t` were refused. Words 2t + 7: lanes 16 apart share a bank, 2-way."""
+    report = run(HELDOUT / "initializers.cu")
+    t = np.arange(32)
+    found = site(report, 10, "s", "store")
+    check_site(found, _words(2 * t + 7), 4, "store")
+    assert found["wavefronts"] == 2

@@ -445,6 +445,9 @@ class _Converter(Declarations, ExpressionConverter):
                     )
                 else:
                     init = self.expr(value)
+                    while (isinstance(init, S.Assign) and init.op == "=" and isinstance(init.target, S.Name)
+                           and init.target.name == name):  # `int x = x = e;`: x is e
+                        init = init.value
             items.append(S.Declarator(self._line(declarator), node_text(declarator), name, type_name, init))
         return S.Decl(
             self._line(node),

@@ -45,18 +45,40 @@ class Initializers:
         return None
 
     def _init_local_array(self, array: LocalArray, init: S.Expr, mask: Mask) -> None:
+        """``T a[M][N] = {...}``: nested braces fill one element each, a flat list fills the
+        slots in order (brace elision); vectors fill their components; the rest is zero."""
         if not isinstance(init, S.InitList):
             raise Failure(init, "unsupported construct: array initialized from an expression")
-        flat = _flatten_init(init)
         slots = array.data.shape[0]
-        if len(flat) > slots:
-            raise Failure(init, f"too many initializers for {array.name}")
+        filled = np.zeros(slots, bool)
+        self._fill_slots(array, array.type, init, 0, filled, mask)
         zero = constant(array.scalar, 0)
-        for slot in range(slots):
-            value = self.eval(flat[slot], mask) if slot < len(flat) else zero
-            if not isinstance(value, Scalar):
+        for slot in np.flatnonzero(~filled):
+            local_store(array, np.int64(slot), zero, mask)
+
+    def _fill_slots(self, array: LocalArray, t: CType, init: S.InitList, first: int, filled: np.ndarray,
+                    mask: Mask) -> None:
+        per_element = t.elem.size // array.scalar.size if t.kind == "array" else 0
+        if t.kind == "array" and t.elem.kind == "array" and init.items and all(
+                isinstance(item, S.InitList) for item in init.items):
+            if len(init.items) > t.count:
+                raise Failure(init, f"too many initializers for {array.name}")
+            for index, item in enumerate(init.items):
+                self._fill_slots(array, t.elem, item, first + index * per_element, filled, mask)
+            return
+        end = first + (t.size // array.scalar.size if t.kind == "array" else 1)
+        slot = first
+        for expr in _flatten_init(init):
+            value = self.eval(expr, mask)
+            comps = value.comps if isinstance(value, Vector) else [value]
+            if not all(isinstance(comp, Scalar) for comp in comps):
                 raise Failure(init, "unsupported construct: non-scalar array initializer")
-            local_store(array, np.int64(slot), value, mask)
+            if slot + len(comps) > end:
+                raise Failure(init, f"too many initializers for {array.name}")
+            for comp in comps:
+                local_store(array, np.int64(slot), comp, mask)
+                filled[slot] = True
+                slot += 1
 
 
 def _flatten_init(init: S.InitList) -> list[S.Expr]:
