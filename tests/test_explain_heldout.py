@@ -247,23 +247,30 @@ def test_an_error_in_a_loop_header_refuses_instead_of_dropping_the_loop(tmp_path
         run(source)
 
 
-def test_struct_templates_as_template_arguments_and_statics_through_an_object():
+def test_struct_templates_as_template_arguments_and_statics_through_an_object(tmp_path):
     """tiles<Block<32, 32>, Block<1, 32>> from a host alias: Tile::kM is 32, the row pitch
     s.cols_ 33 (a static member named through an object; `Rows s(raw);` is the object s built
     from the variable raw, which tree-sitter reads as a function declaration), so both accesses
-    are words 33t (bank t): one wavefront each. A reference member is refused in one line (it
-    crashed)."""
+    are words 33t (bank t): one wavefront each. A reference member bound by a constructor
+    (`Tile &tile_;`, `: tile_(tile)`) is the object it was bound to, also called by name inside
+    a method (`tile_(r, c) = v`); it was an internal error."""
     path = HELDOUT / "struct_args.cu"
     report = run(path, kernel="tiles")
     assert report["launch"]["template"] == {"Tile": "Block<32, 32>", "Warp": "Block<1, 32>"}
     t = np.arange(32)
-    for line, op in ((15, "store"), (17, "load")):
+    for line, op in ((16, "store"), (18, "load")):
         found = site(report, line, "raw", op)
         check_site(found, _words(33 * t), 4, op)
         assert found["wavefronts"] == 1
-    refused = r"struct_args.cu:20: unsupported construct: reference member rows of Loader$"
-    with pytest.raises(BankismError, match=refused):
-        run(path, kernel="bound")
+    report = run(path, kernel="bound")
+    found = site(report, 24, "raw", "store")
+    check_site(found, _words(33 * t), 4, "store")
+    assert found["wavefronts"] == 1 and found["call_stack"][0]["line"] == 32
+    unbound = tmp_path / "unbound.cu"
+    unbound.write_text(path.read_text().replace(": tile_(tile) {}", "{}"))
+    with pytest.raises(BankismError, match=r"unbound.cu:24: unsupported construct: reference member tile_ of "
+                                           r"Loader<Span<float, 32, 33>> not bound"):
+        run(unbound, kernel="bound")
 
 
 def test_a_shift_after_a_comparison_is_not_a_template(tmp_path):

@@ -26,7 +26,7 @@ from bankism.explain.simt.bindings import (
     VarLV,
 )
 from bankism.explain.simt.ctype import CType
-from bankism.explain.simt.records import method_path
+from bankism.explain.simt.records import member_path, method_path
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -66,11 +66,16 @@ class Calls:
         if isinstance(local, Variable) and isinstance(local.value, FunctionName) and isinstance(expr, S.Call):
             named = S.Call(expr.line, expr.text, local.value.name, expr.args, col=expr.col, file=expr.file)
             return self.call_frame(named, mask)  # `f(a, b)` with `f` a function passed as a value
+        this_type = self.frame.this_type
+        if local is None and this_type is not None and (member_path(this_type, name) is not None
+                                                        or name in this_type.info.references):
+            target = self.member_lvalue(self.frame.this, name, expr)  # `tile_(r, c)`: a member's operator()
+            if self.lvalue_type(target).kind == "struct":
+                local = Variable(name, self.lvalue_type(target), None, ref=target)
         if isinstance(local, Variable) and local.type.kind == "struct":
             method = self.find_method(local.type, "operator()", len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=local.ref or VarLV(local),
                                this_type=local.type, base_scope=local.type.info.bindings)
-        this_type = self.frame.this_type
         if local is None and this_type is not None and method_path(this_type, name, len(expr.args)):
             # a member function called by name inside another (of the class or a base)
             method, this, owner = self.method_target(this_type, self.frame.this, name, len(expr.args), expr)

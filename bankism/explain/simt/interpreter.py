@@ -213,7 +213,7 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
                 return scope[name]
         frame = self.frame
         if frame.this_type is not None:
-            if member_path(frame.this_type, name) is not None:
+            if member_path(frame.this_type, name) is not None or name in frame.this_type.info.references:
                 target = self.member_lvalue(frame.this, name, node)
                 return Variable(name, self.lvalue_type(target), None, ref=target)
             if name in frame.this_type.info.bindings:

@@ -19,6 +19,9 @@ from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.records import BASE_PREFIX
 from bankism.explain.simt.values import Failure, Mask, Struct, Value, constant
 
+#: Where a struct object keeps what its reference member ``m`` is bound to: ``fields["&m"]``.
+REFERENCE_PREFIX = "&"
+
 
 @dataclass(eq=False)
 class StructInfo:
@@ -29,6 +32,9 @@ class StructInfo:
     bindings: dict[str, object] = field(default_factory=dict)
     #: The declarator of each entry of the type's ``fields``: base subobjects first.
     items: list[S.Declarator] = field(default_factory=list)
+    #: Reference members (``Span &tile;``): no storage here; each object holds what its
+    #: constructor bound them to (``Struct.fields["&tile"]``).
+    references: dict[str, S.TypeName] = field(default_factory=dict)
 
 
 def _key(value: object) -> object:
@@ -108,15 +114,14 @@ class Structs:
                 value = self.eval(item.init, mask)
                 t = self.resolve_type(item.type, mask, value)
                 bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
-            info.items = [item for item, _ in bases] + list(chosen.fields)
             members = [(item.name, t) for item, t in bases]
             nested = {inner.name for inner in chosen.nested}
-            for item in chosen.fields:
-                if item.type.reference:  # `Register (&regs)[N];`: a member bound to another object
-                    raise Failure(item, f"unsupported construct: reference member {item.name} of {label}")
+            stored = [item for item in chosen.fields if not item.type.reference]
+            info.references = {item.name: item.type for item in chosen.fields if item.type.reference}
+            info.items = [item for item, _ in bases] + stored
             members += [(item.name, self.struct_type(item.type.base, None, item, mask, (label, bindings))
                          if item.type.base in nested and not item.type.pointers else
-                         self.resolve_type(item.type, mask)) for item in chosen.fields]
+                         self.resolve_type(item.type, mask)) for item in stored]
             align = self.integer_constant(chosen.align, mask, "alignment") if chosen.align is not None else 1
         finally:
             self.frames.pop()
@@ -234,6 +239,12 @@ class Structs:
                               else self.member_lvalue(frame.this, name, function), self._member_init(
                                   ft, [item.init], mask, function), mask, function)
         for name, exprs in function.initializers:
+            if name in t.info.references:  # `: tile(s)`: bind the reference member
+                if len(exprs) != 1:
+                    raise Failure(function, f"a reference member {name} is bound to one object")
+                bound = self.bind_reference(exprs[0], t.info.references[name], mask)
+                self._reference_holder(frame.this, function).fields[REFERENCE_PREFIX + name] = bound
+                continue
             member = next((f for f in t.fields if f[0] in (name, BASE_PREFIX + name)), None)
             name = member[0] if member is not None else name
             if member is None:
@@ -266,10 +277,26 @@ class Structs:
         embedded = self.embedded_lvalue(base, name, node)
         if embedded is not None:
             return embedded
+        if t.info is not None and name in t.info.references:  # a reference member: what it was bound to
+            bound = self._reference_holder(base, node).fields.get(REFERENCE_PREFIX + name)
+            if bound is None:
+                raise Failure(node, f"unsupported construct: reference member {name} of {t} not bound by "
+                                    "a constructor's initializer")
+            return bound
         static = t.info.bindings.get(name) if t.info is not None else None
         if isinstance(static, Variable):  # a static member named through an object: `tile.cols_`
             return static.ref if static.ref is not None else VarLV(static)
         raise Failure(node, f"{t} has no member {name}")
+
+    def _reference_holder(self, base: object, node: S.Node) -> Struct:
+        """The struct object ``base`` designates, which holds its reference members' bindings
+        (a local object; one in memory has no place for them)."""
+        if isinstance(base, MemLV):
+            raise Failure(node, "unsupported construct: a struct with reference members in memory")
+        value = self.load(base, Mask(np.ones(self.threads, bool), True, False))
+        if not isinstance(value, Struct):
+            raise Failure(node, "unsupported construct: reference member of this object")
+        return value
 
     def find_method(self, t: CType, name: str, count: int, node: S.Node) -> S.Function:
         info: StructInfo = t.info

@@ -1,5 +1,6 @@
 // heldout: struct templates as template arguments of a kernel (Block<32, 32> sizes read as
-// Tile::kM), a static member named through an object (s.cols_); a reference member is refused.
+// Tile::kM), a static member named through an object (s.cols_), a reference member bound by a
+// constructor and called through (tile_(r, c)).
 template <int R, int C_> struct Block { static constexpr int kM = R; static constexpr int kN = C_; };
 template <typename T, int ROWS, int COLS> struct Span {
   T *buffer;
@@ -16,17 +17,21 @@ __global__ void tiles(float *out) {
   __syncthreads();
   out[threadIdx.x] = raw[threadIdx.x * s.cols_ % (Tile::kM * Warp::kN)];
 }
+template <typename Tile>
 struct Loader {
-  float (&rows)[4];
-  __device__ Loader(float (&r)[4]) : rows(r) {}
+  Tile &tile_;
+  __device__ Loader(Tile &tile) : tile_(tile) {}
+  __device__ void put(int r, int c, float v) { tile_(r, c) = v; }
 };
 
 __global__ void bound(float *out) {
-  __shared__ float s[32];
-  float regs[4];
-  Loader loader(regs);
-  s[threadIdx.x] = loader.rows[0];
-  out[threadIdx.x] = s[31 - threadIdx.x];
+  __shared__ float raw[32 * 33];
+  using Rows = Span<float, 32, 33>;
+  Rows rows(raw);
+  Loader<Rows> loader(rows);
+  loader.put(threadIdx.x, 0, 1.f);
+  __syncthreads();
+  out[threadIdx.x] = raw[threadIdx.x];
 }
 
 void launch(float *out) {
