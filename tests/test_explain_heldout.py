@@ -266,6 +266,10 @@ def test_struct_templates_as_template_arguments_and_statics_through_an_object(tm
     found = site(report, 24, "raw", "store")
     check_site(found, _words(33 * t), 4, "store")
     assert found["wavefronts"] == 1 and found["call_stack"][0]["line"] == 32
+    report = run(path, kernel="deduced")  # Loader<decltype(rows)>: the Span type of rows
+    found = site(report, 24, "raw", "store")
+    check_site(found, _words(33 * t + 1), 4, "store")
+    assert found["wavefronts"] == 1 and found["call_stack"][0]["line"] == 42
     unbound = tmp_path / "unbound.cu"
     unbound.write_text(path.read_text().replace(": tile_(tile) {}", "{}"))
     with pytest.raises(BankismError, match=r"unbound.cu:24: unsupported construct: reference member tile_ of "

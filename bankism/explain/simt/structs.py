@@ -132,6 +132,8 @@ class Structs:
 
     def _template_argument_value(self, arg: object, mask: Mask) -> object:
         if isinstance(arg, S.TypeName):
+            if arg.decltype is not None or arg.scope_type is not None:  # `W<decltype(tile)>`
+                return self.resolve_type(arg, mask)
             if not arg.pointers and not arg.dims and not arg.args and arg.base not in C.SCALARS and (
                     self._find_alias(arg.base) is None and arg.base not in self.program.structs
                     and arg.base not in self.program.aliases and C.lookup(arg.base) is None):

@@ -34,8 +34,18 @@ __global__ void bound(float *out) {
   out[threadIdx.x] = raw[threadIdx.x];
 }
 
+__global__ void deduced(float *out) {
+  __shared__ float raw[32 * 33];
+  Span<float, 32, 33> rows(&raw[0]);
+  using Put = Loader<decltype(rows)>;
+  Put loader{rows};
+  loader.put(threadIdx.x, 1, 1.f);
+  out[threadIdx.x] = raw[0];
+}
+
 void launch(float *out) {
   using tile = Block<32, 32>;
   tiles<tile, Block<1, 32>><<<1, 32>>>(out);
   bound<<<1, 32>>>(out);
+  deduced<<<1, 32>>>(out);
 }
