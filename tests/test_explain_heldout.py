@@ -306,3 +306,23 @@ def test_nested_brace_lists_vector_arrays_and_a_self_assigning_initializer():
     found = site(report, 10, "s", "store")
     check_site(found, _words(2 * t + 7), 4, "store")
     assert found["wavefronts"] == 2
+
+
+def test_an_enumerator_as_a_launch_template_argument(tmp_path):
+    """`k<WRITE><<<...>>>` with `enum test_t { READ = 1, WRITE, BOTH }`: WRITE is 2, so the
+    kernel's `if (MODE == WRITE)` store runs (words 2t: lanes 16 apart share a bank, 2-way)."""
+    source = tmp_path / "modes.cu"
+    source.write_text(
+        "enum test_t { READ = 1, WRITE, BOTH };\n"
+        "template <test_t MODE> __global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  if (MODE == WRITE) s[2 * threadIdx.x] = 1.f;\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<WRITE><<<1, 32>>>(0); }\n"
+    )
+    report = run(source)
+    assert report["launch"]["template"] == {"MODE": 2}
+    found = site(report, 4, "s", "store")
+    check_site(found, _words(2 * np.arange(32)), 4, "store")
+    assert found["wavefronts"] == 2

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from bankism.errors import BankismError
+from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
 from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
 from bankism.explain.simt import ctype as C
@@ -49,6 +50,7 @@ class HostScope:
         self.alias_nodes: dict[str, Node] = {}
         #: the parameters of the host functions being evaluated (``ceil_div(a, b)``), innermost last
         self._frames: list[dict[str, int | float]] = []
+        self._enumerators: dict[str, int] | None = None
         self._collect(program.root, limit=None, top_only=True)
         if launch is not None and launch.scope is not None:
             self._collect(launch.scope, limit=launch.line, top_only=False)
@@ -144,6 +146,8 @@ class HostScope:
             return self._frames[-1][name]
         if name in self.given:
             return self.given[name]
+        if name not in self.nodes and name in self.enumerators:
+            return self.enumerators[name]
         if name not in self.nodes or name in self._busy or name in self.changed:
             raise HostUnknown(name)
         self._busy.add(name)
@@ -157,6 +161,24 @@ class HostScope:
             if note not in self.notes:
                 self.notes.append(note)
         return value
+
+    @property
+    def enumerators(self) -> dict[str, int]:
+        """The file's enumerators whose values are literals or follow from them (``READ`` of
+        ``enum test_t { UPDATE = 0, READ, ... }``: 1), for template arguments and conditions."""
+        if self._enumerators is None:
+            self._enumerators = {}
+            for enum in self.program.enums:
+                following: int | None = 0
+                for name, written in enum.items:
+                    if written is not None:
+                        value = written.value if isinstance(written, S.Literal) else None
+                        following = value if isinstance(value, int) and not isinstance(value, bool) else None
+                    if following is None:
+                        break
+                    self._enumerators.setdefault(name, following)
+                    following += 1
+        return self._enumerators
 
     def _declared_value(self, declarator: Node) -> int | float | Dim3:
         type_text = node_text(declarator.parent.child_by_field_name("type"))
