@@ -88,7 +88,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
         scout.run()
         given = _numeric_defines(options.defines)
         templates = TemplateRun(scout.discovered, scout.owner_calls,
-                                sibling_instantiations(program, kernel, scope, template_values, filename),
+                                sibling_instantiations(program, kernel, given, template_values, filename),
                                 {other.name: instantiations(program, other, given, filename)
                                  for other in program.kernels
                                  if other is not kernel and other.template_params})

@@ -25,35 +25,22 @@ def chosen_launch(program: Program, kernel: S.Function, given: dict[str, int | f
     return next(reached, mine[0] if mine else None)
 
 
-def sibling_instantiations(program: Program, kernel: S.Function, scope: HostScope, mine: dict[str, object],
-              filename: str) -> list[dict[str, object]] | None:
+def sibling_instantiations(program: Program, kernel: S.Function, given: dict[str, int | float],
+                           mine: dict[str, object], filename: str) -> list[dict[str, object]] | None:
     """The template arguments of the file's other instantiations of a template kernel (its
     launches with other arguments); None when some cannot be evaluated or the file also
     instantiates it explicitly."""
     if not kernel.template_params:
         return []
-    if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
-        return None
-    out: list[dict[str, object]] = []
-    for launch in program.launches:
-        if launch.kernel != kernel.name:
-            continue
-        try:
-            values = launch_template_values(kernel, launch, scope, {}, filename)
-        except BankismError:
-            return None
-        if len(values) != len(kernel.template_params):
-            return None
-        if values != mine and values not in out:
-            out.append(values)
-    return out
+    made = instantiations(program, kernel, given, filename)
+    return None if made is None else [values for values in made if _key(values) != _key(mine)]
 
 
 def instantiations(program: Program, kernel: S.Function, given: dict[str, int | float],
-                    filename: str) -> list[dict[str, object]] | None:
-    """The template arguments of every launch of another template kernel of the file (each
-    evaluated in its own host scope), or None when one cannot be evaluated or the file also
-    instantiates the kernel explicitly."""
+                   filename: str) -> list[dict[str, object]] | None:
+    """The template arguments of every launch of a template kernel of the file (each evaluated
+    in its own host scope), or None when one cannot be evaluated or the file also instantiates
+    the kernel explicitly."""
     if re.search(r"\btemplate\s+(?!<)[^;{}]*\b" + re.escape(kernel.name) + r"\s*<", program.pre.text):
         return None
     out: list[dict[str, object]] = []
@@ -66,14 +53,23 @@ def instantiations(program: Program, kernel: S.Function, given: dict[str, int | 
             return None
         if len(values) != len(kernel.template_params):
             return None
-        if values not in out:
+        if _key(values) not in [_key(v) for v in out]:
             out.append(values)
     return out
+
+
+def _key(values: dict[str, object]) -> tuple:
+    """Template arguments compared by what they are (a struct type by its text as written)."""
+    return tuple((name, " ".join(value.text.split()) if isinstance(value, S.TypeName) else value)
+                 for name, value in sorted(values.items()))
 
 
 def launch_template_values(
     kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, object]:
+    """The kernel's template arguments: from -D, else the launch's ``<...>`` (types by name, a
+    host alias, a struct of the file; values evaluated in the host scope), else deduced from the
+    launch's arguments' types."""
     values: dict[str, object] = {}
     for position, param in enumerate(kernel.template_params):
         if param.name in defines:
@@ -146,6 +142,8 @@ def _defined(name: str, text: str, is_type: bool) -> object:
 def launch_param_values(
     kernel: S.Function, launch: SourceLaunch | None, scope: HostScope, defines: dict[str, str], filename: str
 ) -> dict[str, int | float | None]:
+    """The kernel's scalar arguments (and fields of struct arguments, ``-D A.width=64``): from
+    -D, else the launch's argument evaluated in the host scope; None where not known."""
     values: dict[str, int | float | None] = {}
     names = {p.name for p in kernel.params}
     for name, text in defines.items():  # `-D A.width=64`: a field of struct parameter A
