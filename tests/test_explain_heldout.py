@@ -326,3 +326,15 @@ def test_an_enumerator_as_a_launch_template_argument(tmp_path):
     found = site(report, 4, "s", "store")
     check_site(found, _words(2 * np.arange(32)), 4, "store")
     assert found["wavefronts"] == 2
+
+
+@pytest.mark.parametrize(("t", "stride", "offset"), [("half", 2, 4 + 2), ("float", 1, 8 + 8)])
+def test_type_traits_choose_types_and_values(t, stride, offset):
+    """is_same_v<T, half> picks the stride; conditional_t<is_same_v<T, half>, float, double> is the
+    accumulator (its size lands in c[0] through `accumulate(acc_t c[4])`, whose acc_t is deduced
+    from the array argument); conditional<is_same<T, float>::value, double, T>::type the wide type.
+    half: stride 2, float (4) and half (2); float: stride 1, double (8) and double (8)."""
+    report = run(HELDOUT / "traits.cu", defines={"T": t})
+    found = site(report, 18, "s", "store")
+    check_site(found, _words(stride * np.arange(32) + offset), 4, "store")
+    assert found["wavefronts"] == stride  # stride 2: lanes 16 apart share a bank

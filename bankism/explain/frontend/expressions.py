@@ -18,12 +18,25 @@ from bankism.explain.frontend.treesitter import (
 )
 from bankism.explain.simt.ctype import integer_literal_type
 
+#: The built-in ``std::is_same_v<A, B>`` and ``std::is_same<A, B>::value`` become
+#: (cuda/type_traits.py).
+IS_SAME = "__is_same"
+
 _CASTS = {"static_cast": "static", "reinterpret_cast": "reinterpret", "const_cast": "const"}
 
 
 class ExpressionConverter:
     """Expressions and calls (a mixin of ``parse._Converter``, which supplies ``_check``, ``_line``,
     ``_file``, ``unsupported`` and the declarations' type readers)."""
+
+    def _trait_value(self, node: Node) -> S.Call | None:
+        """``is_same_v<A, B>`` (a template function node) as the ``__is_same`` call, else None."""
+        name = node.child_by_field_name("name")
+        if name is None or node_text(name) != "is_same_v":
+            return None
+        args = named_children(node.child_by_field_name("arguments"))
+        targs = [self._template_argument(a) for a in args]
+        return S.Call(self._line(node), node_text(node), IS_SAME, [], targs)
 
     def expr(self, node: Node) -> S.Expr:
         """One expression as a ``syntax`` node (with its column, to order sites on a line)."""
@@ -65,7 +78,14 @@ class ExpressionConverter:
             if scope_node is not None and scope_node.type == "template_type":
                 base, args, _ = self._type_spec(scope_node)
                 scope_type = S.TypeName(line, node_text(scope_node), base, 0, [], False, False, None, args)
+                if base == "is_same" and name.strip() == "value":  # `std::is_same<A, B>::value`
+                    return S.Call(line, text, IS_SAME, [], list(args or []))
+            name_node = inner.child_by_field_name("name")
+            if name_node is not None and name_node.type in ("template_function", "template_type"):
+                return self._trait_value(name_node) or S.Name(line, text, name.strip(), scope=scope.strip())
             return S.Name(line, text, name.strip(), scope=scope.strip(), scope_type=scope_type)
+        if kind == "template_function" and self._trait_value(node) is not None:
+            return self._trait_value(node)
         if kind == "this":
             return S.This(line, text)
         if kind == "lambda_expression":

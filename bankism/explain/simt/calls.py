@@ -341,7 +341,7 @@ class Calls:
             if type_name.base == name:
                 value = self._argument(position, mask, args, values)
                 t = value.type
-                for _ in range(type_name.pointers):
+                for _ in range(type_name.pointers + len(type_name.dims)):  # `T c[4]` is `T *c`
                     if t.kind != "ptr":
                         break
                     t = t.elem

@@ -18,6 +18,7 @@ from bankism.explain.cuda import async_copy, wmma  # noqa: F401 (their built-ins
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx
+from bankism.explain.cuda.type_traits import CONDITIONAL, conditional_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.parse import Program
 from bankism.explain.simt import ctype as C
@@ -279,7 +280,11 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         full = Mask(np.ones(self.threads, bool), True, False)
         if type_name.decltype is not None:
             return self._static_type(type_name.decltype, full)
+        if base in CONDITIONAL and type_name.args:  # `std::conditional_t<c, A, B>`
+            return conditional_type(self, type_name.args, type_name, full)
         if type_name.scope_type is not None:  # `typename Traits<T>::type`
+            if type_name.scope_type.base in CONDITIONAL and base == "type":
+                return conditional_type(self, type_name.scope_type.args, type_name, full)
             owner = self.resolve_type(type_name.scope_type, full)
             member = owner.info.bindings.get(base) if owner.kind == "struct" else None
             if not isinstance(member, TypeAlias):
