@@ -338,3 +338,20 @@ def test_type_traits_choose_types_and_values(t, stride, offset):
     found = site(report, 18, "s", "store")
     check_site(found, _words(stride * np.arange(32) + offset), 4, "store")
     assert found["wavefronts"] == stride  # stride 2: lanes 16 apart share a bank
+
+
+def test_range_based_for_loops():
+    """`for (int k : {1, 3})`: two stores, words 2t + k (lanes 16 apart share a bank: 2-way);
+    `for (auto &r : regs)` four loads of words 4t (4-way); `for (const int &j : idx)` over
+    {5, 7}: words t + j, one wavefront each."""
+    report = run(HELDOUT / "range_for.cu")
+    t = np.arange(32)
+    found = site(report, 5, "tile", "store")
+    check_site(found, {0: np.array([BASE + 4 * (2 * t + k) for k in (1, 3)])}, 4, "store")
+    assert found["wavefronts"] == 4
+    found = site(report, 6, "tile", "load")
+    check_site(found, {0: np.array([BASE + 4 * (4 * t)] * 4)}, 4, "load")
+    assert found["wavefronts"] == 16
+    found = site(report, 9, "tile", "store")
+    check_site(found, {0: np.array([BASE + 4 * (t + j) for j in (5, 7)])}, 4, "store")
+    assert found["wavefronts"] == 2

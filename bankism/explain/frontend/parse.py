@@ -21,6 +21,7 @@ from bankism.explain.frontend.misread import (
     misread_template_declaration,
 )
 from bankism.explain.frontend.preprocess import Preprocessed
+from bankism.explain.frontend.range_for import range_for
 from bankism.explain.frontend.treesitter import (
     child_of_type,
     last_name,
@@ -326,6 +327,8 @@ class _Converter(Declarations, ExpressionConverter):
                 self.lazy_statement(node.child_by_field_name("consequence")),
                 otherwise,
             )
+        if kind == "for_range_loop":
+            return range_for(self, node)
         if kind == "for_statement":
             init = node.child_by_field_name("initializer")
             condition = node.child_by_field_name("condition")
@@ -389,7 +392,6 @@ class _Converter(Declarations, ExpressionConverter):
             "switch_statement": "switch statement",
             "goto_statement": "goto",
             "labeled_statement": "label",
-            "for_range_loop": "range-based for loop",
             "try_statement": "try/catch",
             "gnu_asm_expression": "inline assembly",
             "case_statement": "case label",
