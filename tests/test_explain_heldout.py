@@ -355,3 +355,32 @@ def test_range_based_for_loops():
     found = site(report, 9, "tile", "store")
     check_site(found, {0: np.array([BASE + 4 * (t + j) for j in (5, 7)])}, 4, "store")
     assert found["wavefronts"] == 2
+
+
+def test_the_address_of_a_member_of_a_local_struct():
+    """`(half2 *)&k.z` of `struct half4 {half x, y, z, w;}` holding 1, 2, 3, 4: pair->x is 3 and
+    k.w still 4 after the struct moved into memory, so the store is words t + 7; a struct of
+    mixed member types is refused in one line."""
+    report = run(HELDOUT / "member_address.cu")
+    found = site(report, 12, "s", "store")
+    check_site(found, _words(np.arange(32) + 7), 4, "store")
+    assert found["wavefronts"] == 1
+
+
+def test_the_address_of_a_member_of_a_mixed_struct_is_refused(tmp_path):
+    source = tmp_path / "mixed.cu"
+    source.write_text(
+        "struct Mixed { float a; int b; short c; };\n"
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  Mixed m = {1.f, 2, 3};\n"
+        "  float *p = &m.a;\n"
+        "  s[threadIdx.x] = *p;\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    refused = (r"mixed.cu:5: unsupported construct: address of a member of a local Mixed \(members of "
+               r"different types or with padding\)")
+    with pytest.raises(BankismError, match=refused):
+        run(source)

@@ -12,7 +12,7 @@ from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import CompLV, MemLV, Variable, VarLV
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, local_store
-from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Value, Vector
+from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Struct, Value, Vector
 
 #: Expressions that designate an object (a reference binds to the object itself).
 _OBJECTS = (S.Name, S.Subscript, S.Member, S.Call, S.MethodCall, S.This)
@@ -61,6 +61,8 @@ class References:
         """``&v`` or ``&v.x`` of a local scalar or vector variable: the variable moves into a
         per-thread local array (its value copied in), so a pointer can index its components."""
         base, component = (target, 0) if isinstance(target, VarLV) else (target.base, target.index)
+        if isinstance(base, VarLV) and isinstance(component, str) and base.var.type.kind == "struct":
+            return self._struct_member_address(base.var, component, expr)
         if not isinstance(base, VarLV) or not isinstance(component, int):
             raise Failure(expr, "unsupported construct: address of a member of a local struct")
         var = base.var
@@ -79,3 +81,28 @@ class References:
         var.value = None
         var.ref = MemLV(array, np.int64(0), t, expr)
         return Pointer(C.pointer_to(scalar), array, np.int64(component * scalar.size))
+
+    def _struct_member_address(self, var: Variable, member: str, expr: S.Node) -> Pointer:
+        """``&v.x`` of a local struct whose members are scalars of one type laid end to end
+        (``struct half4 { half x, y, z, w; }``): the struct moves into a per-thread local array
+        of that type (its values copied in), so the pointer can index and reinterpret it."""
+        t = var.type
+        types = {ft for _, ft, _ in t.fields}
+        scalar = next(iter(types)) if len(types) == 1 else None
+        if (scalar is None or scalar.kind not in ("int", "float", "bool")
+                or [offset for _, _, offset in t.fields] != [i * scalar.size for i in range(len(t.fields))]
+                or t.size != scalar.size * len(t.fields)):
+            raise Failure(expr, f"unsupported construct: address of a member of a local {t} (members of "
+                                "different types or with padding)")
+        array = LocalArray(var.name, C.array_of(scalar, len(t.fields)), self.threads)
+        full = Mask(np.ones(self.threads, bool), True, False)
+        if isinstance(var.value, Struct):
+            for slot, (name, _, _) in enumerate(t.fields):
+                value = var.value.fields.get(name)
+                if isinstance(value, Scalar):
+                    local_store(array, np.int64(slot), value, full)
+        offset = next(offset for name, _, offset in t.fields if name == member)
+        var.value = None
+        var.ref = MemLV(array, np.int64(0), t, expr)
+        return Pointer(C.pointer_to(scalar), array, np.int64(offset))
+
