@@ -334,10 +334,16 @@ def test_type_traits_choose_types_and_values(t, stride, offset):
     accumulator (its size lands in c[0] through `accumulate(acc_t c[4])`, whose acc_t is deduced
     from the array argument); conditional<is_same<T, float>::value, double, T>::type the wide type.
     half: stride 2, float (4) and half (2); float: stride 1, double (8) and double (8)."""
-    report = run(HELDOUT / "traits.cu", defines={"T": t})
+    report = run(HELDOUT / "traits.cu", kernel="traits", defines={"T": t})
     found = site(report, 18, "s", "store")
     check_site(found, _words(stride * np.arange(32) + offset), 4, "store")
     assert found["wavefronts"] == stride  # stride 2: lanes 16 apart share a bank
+    report = run(HELDOUT / "traits.cu", kernel="aliased", defines={"T": t})
+    width = {"half": 4, "float": 8}[t]  # acc_t: float for half, double for float
+    assert report["shared_arrays"][0]["size_bytes"] == 64 * width
+    found = site(report, 27, "s", "store")
+    check_site(found, {0: np.array([BASE + width * np.arange(32)])}, width, "store")
+    assert found["wavefronts"] == width // 4
 
 
 def test_range_based_for_loops():

@@ -5,13 +5,15 @@ A mixin of ``interpreter.Machine``."""
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 from bankism.arch import get_arch, window_base
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
-from bankism.explain.simt.bindings import Frame
+from bankism.explain.simt.bindings import Frame, TypeAlias
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import (
     SharedVariable,
@@ -50,6 +52,10 @@ class SharedLayout:
         snapshot, self.snapshot = self.snapshot, None
         try:
             for node in S.walk(body):
+                if isinstance(node, S.TypeDef):  # `using acc_t = ...;` may type a later array
+                    with contextlib.suppress(Failure):
+                        self.declare(node.name, TypeAlias(self.resolve_type(node.type, full)))
+                    continue
                 if not isinstance(node, S.Decl):
                     continue
                 if not node.shared:

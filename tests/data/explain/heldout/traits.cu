@@ -19,4 +19,16 @@ __global__ void traits(float *out) {
   out[threadIdx.x] = s[threadIdx.x];
 }
 
-int main() { traits<half><<<1, 32>>>(0); }
+// a block-scoped alias as the element type of a __shared__ array (laid out before the block runs)
+template <typename T>
+__global__ void aliased(float *out) {
+  using acc_t = std::conditional_t<std::is_same_v<T, half>, float, double>;
+  __shared__ acc_t s[64];
+  s[threadIdx.x] = (acc_t)1;
+  out[threadIdx.x] = (float)s[31 - threadIdx.x];
+}
+
+int main() {
+  traits<half><<<1, 32>>>(0);
+  aliased<float><<<1, 32>>>(0);
+}
