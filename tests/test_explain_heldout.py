@@ -262,6 +262,9 @@ def test_struct_templates_as_template_arguments_and_statics_through_an_object(tm
         found = site(report, line, "raw", op)
         check_site(found, _words(33 * t), 4, op)
         assert found["wavefronts"] == 1
+    # the same instantiation given with -D, as explain --trace passes a recorded one (`32ul`)
+    given = run(path, kernel="tiles", defines={"Tile": "Block<32ul, 32ul>", "Warp": "Block<1, 32>"})
+    assert [s["warps"] for s in given["sites"]] == [s["warps"] for s in report["sites"]]
     report = run(path, kernel="bound")
     found = site(report, 24, "raw", "store")
     check_site(found, _words(33 * t), 4, "store")

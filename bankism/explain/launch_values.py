@@ -13,7 +13,7 @@ from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_is_reached
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
-from bankism.explain.frontend.treesitter import node_text
+from bankism.explain.frontend.treesitter import node_text, parser
 from bankism.explain.simt import ctype as C
 
 
@@ -73,7 +73,7 @@ def launch_template_values(
     values: dict[str, object] = {}
     for position, param in enumerate(kernel.template_params):
         if param.name in defines:
-            values[param.name] = _defined(param.name, defines[param.name], param.is_type)
+            values[param.name] = _defined(param.name, defines[param.name], param.is_type, scope)
         elif launch is not None and position < len(launch.template_args):
             node = launch.template_args[position]
             text = " ".join(node.text.decode().split())
@@ -121,9 +121,12 @@ def _deduced_type(kernel: S.Function, name: str, launch: SourceLaunch, scope: Ho
     return None
 
 
-def _defined(name: str, text: str, is_type: bool) -> object:
+def _defined(name: str, text: str, is_type: bool, scope: HostScope) -> object:
+    """A template argument given as -D NAME=TEXT: a type (a struct of the file too,
+    ``-D Tile=Block<256, 128, 32>``, as explain --trace passes a recorded instantiation) or an
+    integer."""
     if is_type:
-        t = C.lookup(" ".join(text.split())) or tag_type(text)
+        t = C.lookup(" ".join(text.split())) or tag_type(text) or _struct_argument(_type_node(text), scope)
         if t is None:
             raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
         return t
@@ -178,3 +181,11 @@ def _struct_argument(node: Node, scope: HostScope) -> S.TypeName | None:
     except BankismError:
         return None
     return type_name if type_name.base in scope.program.structs and not type_name.pointers else None
+
+
+def _type_node(text: str) -> Node:
+    """The type node of ``text`` written as a type (``using T = text;`` parsed alone)."""
+    tree = parser().parse(f"using __bankism_type = {text};".encode())
+    alias = tree.root_node.children[0] if tree.root_node.children else tree.root_node
+    return alias.child_by_field_name("type") or alias
+
