@@ -11,9 +11,9 @@ from tree_sitter import Node
 from bankism.errors import BankismError
 from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
-from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, launch_is_reached
+from bankism.explain.frontend.host import HostScope, HostUnknown, host_number
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
-from bankism.explain.frontend.treesitter import node_text, parser
+from bankism.explain.frontend.treesitter import named_children, node_text, parser
 from bankism.explain.simt import ctype as C
 
 
@@ -189,3 +189,64 @@ def _type_node(text: str) -> Node:
     alias = tree.root_node.children[0] if tree.root_node.children else tree.root_node
     return alias.child_by_field_name("type") or alias
 
+
+_UNDECIDED = (HostUnknown, BankismError, RecursionError, ArithmeticError, KeyError, TypeError, ValueError)
+_LEAVES = ("break_statement", "return_statement", "throw_statement", "continue_statement")
+
+
+def launch_is_reached(program: Program, launch: SourceLaunch, given: dict[str, int | float]) -> bool:
+    """False when a ``switch`` case or an ``if`` branch around ``launch`` is decidably not taken
+    with the values known (a dispatch over template sizes: ``switch (K) { case 64: k<64><<<...>>> }``
+    with -D K=1024); True when it is taken or cannot be decided."""
+    if not launch.config:
+        return True
+    scope = HostScope(program, launch, given)
+    node = launch.config[0]
+    while node.parent is not None:
+        parent = node.parent
+        try:
+            if parent.type == "case_statement" and not _case_taken(scope, parent):
+                return False
+            if parent.type == "if_statement":
+                consequence = parent.child_by_field_name("consequence")
+                alternative = parent.child_by_field_name("alternative")
+                taken = bool(scope.eval(_condition(parent)))
+                if consequence is not None and consequence.id == node.id and not taken:
+                    return False
+                if alternative is not None and alternative.id == node.id and taken:
+                    return False
+        except _UNDECIDED:
+            pass
+        node = parent
+    return True
+
+
+def _condition(statement: Node) -> Node:
+    """The expression of an ``if``/``switch`` condition clause."""
+    clause = statement.child_by_field_name("condition")
+    children = named_children(clause)
+    return children[-1] if children else clause
+
+
+def _case_taken(scope: HostScope, case: Node) -> bool:
+    """Whether control reaches ``case`` for the switch value: entered at the matching label (or
+    ``default``), then falling through cases that do not end in break/return."""
+    switch = case.parent.parent if case.parent is not None else None
+    if switch is None or switch.type != "switch_statement":
+        return True
+    value = scope.eval(_condition(switch))
+    cases = [c for c in case.parent.named_children if c.type == "case_statement"]
+    labels = [c.child_by_field_name("value") for c in cases]
+    values = [None if label is None else scope.eval(label) for label in labels]
+    entered = next((i for i, v in enumerate(values) if v is not None and v == value), None)
+    if entered is None:
+        entered = next((i for i, v in enumerate(values) if v is None), None)
+    if entered is None:
+        return False
+    for index in range(entered, len(cases)):
+        if cases[index].id == case.id:
+            return True
+        body = [c for c in cases[index].named_children if c.id != (labels[index].id if labels[index] else -1)]
+        if body and body[-1].type in _LEAVES:
+            return False
+    return False
