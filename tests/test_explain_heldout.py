@@ -393,3 +393,38 @@ def test_the_address_of_a_member_of_a_mixed_struct_is_refused(tmp_path):
                r"different types or with padding\)")
     with pytest.raises(BankismError, match=refused):
         run(source)
+
+
+def test_a_malformed_range_based_for_is_refused(tmp_path):
+    """`for (int k : {1, ) ...` was read by tree-sitter's error recovery as a loop over {1}."""
+    source = tmp_path / "bad_range.cu"
+    source.write_text(
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  for (int k : {1, ) s[k] = 1.f;\n"
+        "  out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    with pytest.raises(BankismError, match=r"bad_range.cu:3: cannot parse this code"):
+        run(source)
+
+
+def test_aggregate_initialization_of_a_struct_with_a_reference_member_is_refused(tmp_path):
+    source = tmp_path / "aggregate.cu"
+    source.write_text(
+        "struct R { int &x; int y; };\n"
+        "__global__ void k(float *out) {\n"
+        "  __shared__ float s[64];\n"
+        "  int a = 3, b = 5;\n"
+        "  R r{a, b};\n"
+        "  s[threadIdx.x + r.y] = 1.f;\n"
+        "  out[threadIdx.x] = s[threadIdx.x + r.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(0); }\n"
+    )
+    refused = (r"aggregate.cu:5: unsupported construct: aggregate initialization of R, which has reference "
+               r"members")
+    with pytest.raises(BankismError, match=refused):
+        run(source)
+

@@ -34,7 +34,8 @@ from bankism.explain.simt import control
 from bankism.inputs import limit, over_limit
 
 #: Statements with a header (condition, initializer) besides their bodies.
-_HEADED = ("if_statement", "for_statement", "while_statement", "do_statement", "switch_statement")
+_HEADED = ("if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement",
+           "switch_statement")
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
 
 

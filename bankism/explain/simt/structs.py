@@ -214,6 +214,9 @@ class Structs:
             self.invoke(ctors[0], node, mask, values=args, this=VarLV(temporary), this_type=t,
                         base_scope=info.bindings)
             return temporary.value
+        if args and info.references:  # aggregate `R r{a, b}` binding a reference member
+            raise Failure(node, f"unsupported construct: aggregate initialization of {t}, which has "
+                                "reference members")
         if len(args) > len(t.fields):
             raise Failure(node, f"too many initializers for {t}")
         for (name, ft, _), arg in zip(t.fields, args, strict=False):
