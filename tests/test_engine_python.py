@@ -50,15 +50,21 @@ def test_plain_python_kernel_equals_the_compiled_one(instructions):
         np.testing.assert_equal([astuple(t) for t in slow_totals], [astuple(t) for t in fast_totals])
 
 
-def test_plain_python_kernel_names_the_same_invalid_lane(monkeypatch):
-    addresses = np.arange(32) * 8
-    addresses[7] = 5  # misaligned for an 8-byte load
+def _refusals(monkeypatch, addresses: np.ndarray, width: int) -> list[str]:  # noqa: ANN001
+    """The error each kernel (compiled, then plain Python) gives for ``addresses``."""
     messages = []
     for kernel in (compiled, plain):
         _with(monkeypatch, kernel)
         with pytest.raises(bankism.errors.BankismError) as error:
-            bankism.simulate(addresses, width=8)
+            bankism.simulate(addresses, width=width)
         messages.append(str(error.value))
+    return messages
+
+
+def test_plain_python_kernel_names_the_same_invalid_lane(monkeypatch):
+    addresses = np.arange(32) * 8
+    addresses[7] = 5  # misaligned for an 8-byte load
+    messages = _refusals(monkeypatch, addresses, 8)
     assert messages[0] == messages[1] and "lane 7" in messages[0]
 
 
@@ -73,10 +79,5 @@ def test_plain_python_kernel_refuses_an_address_near_2_to_the_63_like_the_compil
     # reported invalid (an OverflowError traceback); Numba wraps it silently
     addresses = np.arange(32, dtype=np.int64) * 4
     addresses[3] = address
-    messages = []
-    for kernel in (compiled, plain):
-        _with(monkeypatch, kernel)
-        with pytest.raises(bankism.errors.BankismError) as error:
-            bankism.simulate(addresses, width=4)
-        messages.append(str(error.value))
+    messages = _refusals(monkeypatch, addresses, 4)
     assert messages[0] == messages[1]

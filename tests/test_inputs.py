@@ -21,21 +21,8 @@ from bankism import inputs, traceio
 from bankism.errors import BankismError
 from tests.builders import FULL, launch, site, strided, trace
 from tests.helpers import ROOT, one_line_error, run_cli
-from tests.test_cli_contract import snapshot
-
-RAW_CSV = ROOT / "tests" / "data" / "capture" / "transpose32.ncu-raw.csv"
-
-PAD = """#ifndef PAD
-#define PAD 0
-#endif
-__global__ void k(float *out) {
-    __shared__ float t[32][32 + PAD];
-    t[threadIdx.x][0] = 1.0f;
-    __syncthreads();
-    out[threadIdx.x] = t[0][threadIdx.x];
-}
-int main() { k<<<1, 32>>>(0); }
-"""
+from tests.test_cli_contract import PAD_KERNEL as PAD
+from tests.test_cli_contract import RAW_CSV, snapshot
 
 
 def kernel(body: str, declaration: str = "__shared__ float s[32];", launch_text: str = "<<<1, 32>>>") -> str:
