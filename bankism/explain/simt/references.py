@@ -71,15 +71,11 @@ class References:
         if t.kind not in ("int", "float", "bool", "vec") or padded:
             raise Failure(expr, f"unsupported construct: address of a local {t}")
         scalar = t.elem if t.kind == "vec" else t
-        array = LocalArray(var.name, C.array_of(scalar, t.count if t.kind == "vec" else 1), self.threads)
-        if var.value is not None:
-            comps = var.value.comps if isinstance(var.value, Vector) else [var.value]
-            full = Mask(np.ones(self.threads, bool), True, False)
-            for i, comp in enumerate(comps):
-                if isinstance(comp, Scalar):
-                    local_store(array, np.int64(i), comp, full)
-        var.value = None
-        var.ref = MemLV(array, np.int64(0), t, expr)
+        if t.kind == "vec":
+            values = var.value.comps if isinstance(var.value, Vector) else [None] * t.count
+        else:
+            values = [var.value]
+        array = self._move_to_memory(var, scalar, values, expr)
         return Pointer(C.pointer_to(scalar), array, np.int64(component * scalar.size))
 
     def _struct_member_address(self, var: Variable, member: str, expr: S.Node) -> Pointer:
@@ -94,15 +90,20 @@ class References:
                 or t.size != scalar.size * len(t.fields)):
             raise Failure(expr, f"unsupported construct: address of a member of a local {t} (members of "
                                 "different types or with padding)")
-        array = LocalArray(var.name, C.array_of(scalar, len(t.fields)), self.threads)
-        full = Mask(np.ones(self.threads, bool), True, False)
-        if isinstance(var.value, Struct):
-            for slot, (name, _, _) in enumerate(t.fields):
-                value = var.value.fields.get(name)
-                if isinstance(value, Scalar):
-                    local_store(array, np.int64(slot), value, full)
+        fields = var.value.fields if isinstance(var.value, Struct) else {}
+        array = self._move_to_memory(var, scalar, [fields.get(name) for name, _, _ in t.fields], expr)
         offset = next(offset for name, _, offset in t.fields if name == member)
-        var.value = None
-        var.ref = MemLV(array, np.int64(0), t, expr)
         return Pointer(C.pointer_to(scalar), array, np.int64(offset))
+
+    def _move_to_memory(self, var: Variable, scalar: CType, values: list, expr: S.Node) -> LocalArray:
+        """Move the local ``var`` into a per-thread array of ``len(values)`` ``scalar`` slots,
+        its known values copied in, so pointers into it can index and reinterpret it."""
+        array = LocalArray(var.name, C.array_of(scalar, len(values)), self.threads)
+        full = Mask(np.ones(self.threads, bool), True, False)
+        for slot, value in enumerate(values):
+            if isinstance(value, Scalar):
+                local_store(array, np.int64(slot), value, full)
+        var.value = None
+        var.ref = MemLV(array, np.int64(0), var.type, expr)
+        return array
 
