@@ -12,9 +12,9 @@ from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, host_number, launch_dim
+from bankism.explain.frontend.misread import declared_names
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
-from bankism.explain.frontend.treesitter import node_text
 from bankism.explain.launch_values import (
     chosen_launch,
     instantiations,
@@ -187,24 +187,12 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     return parse(preprocess(source, filename, macros, *paths))
 
 
-_DECLARATORS = ("init_declarator", "parameter_declaration", "optional_parameter_declaration", "declaration",
-                "pointer_declarator", "reference_declarator", "array_declarator")
-
-
 def _declared_variables(root: Node, names: set[str]) -> set[str]:
     """Which of ``names`` the file declares as a variable or parameter (host or device): a -D
     for one sets that host variable (``-D m=1024`` for ``void run(int m)``) and is not pasted
     into the text, where it would also rewrite a kernel's own ``for (int m = 0; ...)``."""
-    found: set[str] = set()
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.type in _DECLARATORS:
-            declarator = node.child_by_field_name("declarator")
-            if declarator is not None and declarator.type == "identifier" and node_text(declarator) in names:
-                found.add(node_text(declarator))
-        stack.extend(node.children)
-    return found
+    kinds = ("declaration", "parameter_declaration", "optional_parameter_declaration")
+    return names & declared_names(root, kinds)[0]
 
 
 def _variables_set(program: Program, source: str, options: ExplainOptions) -> list[str]:

@@ -11,9 +11,9 @@ from tree_sitter import Node
 from bankism.errors import BankismError
 from bankism.explain.cuda.wmma import tag_type
 from bankism.explain.frontend import syntax as S
-from bankism.explain.frontend.host import HostScope, HostUnknown, host_number
+from bankism.explain.frontend.host import HostScope, HostUnknown, host_number, reparse_type
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
-from bankism.explain.frontend.treesitter import named_children, node_text, parser
+from bankism.explain.frontend.treesitter import named_children, node_text
 from bankism.explain.simt import ctype as C
 
 
@@ -126,7 +126,7 @@ def _defined(name: str, text: str, is_type: bool, scope: HostScope) -> object:
     ``-D Tile=Block<256, 128, 32>``, as explain --trace passes a recorded instantiation) or an
     integer."""
     if is_type:
-        t = C.lookup(" ".join(text.split())) or tag_type(text) or _struct_argument(_type_node(text), scope)
+        t = C.lookup(" ".join(text.split())) or tag_type(text) or _struct_argument(reparse_type(text), scope)
         if t is None:
             raise BankismError(f"-D {name}={text}: {text} is not a type bankism knows")
         return t
@@ -181,13 +181,6 @@ def _struct_argument(node: Node, scope: HostScope) -> S.TypeName | None:
     except BankismError:
         return None
     return type_name if type_name.base in scope.program.structs and not type_name.pointers else None
-
-
-def _type_node(text: str) -> Node:
-    """The type node of ``text`` written as a type (``using T = text;`` parsed alone)."""
-    tree = parser().parse(f"using __bankism_type = {text};".encode())
-    alias = tree.root_node.children[0] if tree.root_node.children else tree.root_node
-    return alias.child_by_field_name("type") or alias
 
 
 _UNDECIDED = (HostUnknown, BankismError, RecursionError, ArithmeticError, KeyError, TypeError, ValueError)

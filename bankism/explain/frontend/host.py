@@ -385,6 +385,13 @@ def _reparse(text: str) -> Node:
     return declarator.child_by_field_name("value")
 
 
+def reparse_type(text: str) -> Node:
+    """A type given as text (a template argument from -D) as a type node (``using T = text;``)."""
+    tree = parser().parse(f"using __bankism_type = {text};".encode())
+    alias = tree.root_node.children[0] if tree.root_node.children else tree.root_node
+    return alias.child_by_field_name("type") or alias
+
+
 def _dim3(items: list) -> Dim3:
     """``dim3(x[, y[, z]])``; a floating-point size is truncated to an integer, as C converts it."""
     if not 1 <= len(items) <= 3 or not all(isinstance(v, int | float) and math.isfinite(v) for v in items):

@@ -100,7 +100,7 @@ def misread_comparisons(text: str, root: Node) -> str | None:
         if not any(a.type == "binary_expression" and node_text(a.child_by_field_name("operator")) in _LOGICAL
                    for a in named_children(args)):
             if variables is None:  # `j < n >> 3`, read as `j<n> > 3`: j is a variable, not a template
-                declared, types = _names(root)
+                declared, types = declared_names(root)
                 variables = declared - types - _template_names(root)
             if node_text(name) not in variables:
                 continue
@@ -140,14 +140,19 @@ def _template_names(root: Node) -> set[str]:
     return found
 
 
-def _names(root: Node) -> tuple[set[str], set[str]]:
-    """(names declared as variables or parameters, names declared as types) in the file."""
+#: Declarations whose declarators name variables: plain, parameters, struct members.
+VARIABLE_DECLARATIONS = ("declaration", "parameter_declaration", "field_declaration")
+
+
+def declared_names(root: Node, kinds: tuple[str, ...] = VARIABLE_DECLARATIONS) -> tuple[set[str], set[str]]:
+    """(names the ``kinds`` of declaration declare as variables or parameters, names declared
+    as types) in the file."""
     variables, types = set(), set()
     stack = [root]
     while stack:
         node = stack.pop()
         stack.extend(node.children)
-        if node.type in ("declaration", "parameter_declaration", "field_declaration"):
+        if node.type in kinds:
             for declarator in node.children_by_field_name("declarator"):
                 while declarator is not None and declarator.type in _DECLARATOR_WRAPPERS:
                     declarator = declarator.child_by_field_name("declarator") or (
@@ -188,7 +193,7 @@ def misread_casts(text: str, root: Node) -> str | None:
             casts.append((node, node_text(inner[0])))
     if not casts:
         return None
-    variables, types = _names(root)
+    variables, types = declared_names(root)
     spans = [(node.start_byte, node.child_by_field_name("type").end_byte) for node, name in casts
              if name in variables and name not in types]
     if not spans:
@@ -224,7 +229,7 @@ def misread_constructions(text: str, root: Node) -> str | None:
         found.append((params, [node_text(p.child_by_field_name("type")) for p in items]))
     if not found:
         return None
-    variables, types = _names(root)
+    variables, types = declared_names(root)
     spans = [params for params, names in found if all(n in variables and n not in types for n in names)]
     if not spans:
         return None
