@@ -179,7 +179,7 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
         reserved.update(p.name for p in kernel.params)
         reserved.update(p.name for p in kernel.template_params)
     reserved.update(_signature_names(program.pre.text))
-    reserved.update(_declared_variables(program.root, set(defines)) - _tested_macros(source, set(defines)))
+    reserved.update(_variable_defines(program.root, source, set(defines)))
     macros = {name: value for name, value in defines.items()
               if name not in reserved and "." not in name}  # `-D A.width=64`: a struct parameter's field
     if not macros:  # every -D binds a parameter: the first parse is the program
@@ -187,19 +187,20 @@ def _program(source: str, filename: str, options: ExplainOptions) -> Program:
     return parse(preprocess(source, filename, macros, *paths))
 
 
-def _declared_variables(root: Node, names: set[str]) -> set[str]:
-    """Which of ``names`` the file declares as a variable or parameter (host or device): a -D
-    for one sets that host variable (``-D m=1024`` for ``void run(int m)``) and is not pasted
-    into the text, where it would also rewrite a kernel's own ``for (int m = 0; ...)``."""
+def _variable_defines(root: Node, source: str, names: set[str]) -> set[str]:
+    """Which of the -D ``names`` the file declares as a variable or parameter (host or device)
+    and never tests in a preprocessor line: a -D for one sets that host variable (``-D m=1024``
+    for ``void run(int m)``) and is not pasted into the text, where it would also rewrite a
+    kernel's own ``for (int m = 0; ...)``."""
     kinds = ("declaration", "parameter_declaration", "optional_parameter_declaration")
-    return names & declared_names(root, kinds)[0]
+    return (names & declared_names(root, kinds)[0]) - _tested_macros(source, names)
 
 
 def _variables_set(program: Program, source: str, options: ExplainOptions) -> list[str]:
     """Notes for the -D names that set a variable the file declares instead of a macro."""
     given = {name for name in options.defines if "." not in name}
     params = {p.name for k in program.kernels for p in k.params + k.template_params}
-    names = _declared_variables(program.root, given - params) - _tested_macros(source, given)
+    names = _variable_defines(program.root, source, given - params)
     return [f"-D {name}={options.defines[name]} sets the variable {name} the file declares (the host's value "
             "at the launch); it is not pasted into the source as a macro" for name in sorted(names)]
 
