@@ -428,3 +428,13 @@ def test_aggregate_initialization_of_a_struct_with_a_reference_member_is_refused
     with pytest.raises(BankismError, match=refused):
         run(source)
 
+
+
+@pytest.mark.parametrize(("given", "refused"), [
+    ("", r"-D Tile=:  is not a type bankism knows"),  # an empty value recursed until Python's limit
+    ("Block<32ul, 32ul>>>", r"-D Tile=Block<32ul, 32ul>>>: Block<32ul, 32ul>>> is not a type"),  # was taken
+    ("Block<1, 2, 3, 4>", r"struct_args.cu:4: Block takes 2 template argument\(s\), not 4"),  # ran with 2
+])
+def test_a_struct_template_argument_given_with_d_is_checked(given, refused):
+    with pytest.raises(BankismError, match=refused):
+        run(HELDOUT / "struct_args.cu", kernel="tiles", defines={"Tile": given, "Warp": "Block<1, 32>"})

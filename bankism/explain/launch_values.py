@@ -168,9 +168,11 @@ def launch_param_values(
     return values
 
 
-def _struct_argument(node: Node, scope: HostScope) -> S.TypeName | None:
+def _struct_argument(node: Node | None, scope: HostScope) -> S.TypeName | None:
     """A launch's template argument naming a struct of the file (``Block<256, 128, 32>``, or a
     host alias of one), as a type the machine instantiates; None otherwise."""
+    if node is None:
+        return None
     written = node_text(node).strip()
     if written in scope.alias_nodes:
         node = scope.alias_nodes[written]

@@ -259,7 +259,7 @@ def parse_number(text: str) -> tuple[int | float, str]:
     tree-sitter reads ``-1`` as one literal: it is unary minus on ``1`` (an int, not a double), and an
     unsigned literal wraps (``-1u`` is 4294967295u). A literal past 64 bits is refused, as nvcc does.
     """
-    if text[:1] in "+-":
+    if text[:1] and text[0] in "+-":  # ("" is in every string: an empty text recursed forever)
         value, type_name = parse_number(text[1:])
         if text[0] == "-":
             value = -value

@@ -385,11 +385,13 @@ def _reparse(text: str) -> Node:
     return declarator.child_by_field_name("value")
 
 
-def reparse_type(text: str) -> Node:
-    """A type given as text (a template argument from -D) as a type node (``using T = text;``)."""
+def reparse_type(text: str) -> Node | None:
+    """A type given as text (a template argument from -D) as a type node (``using T = text;``);
+    None when the text is not exactly one type."""
     tree = parser().parse(f"using __bankism_type = {text};".encode())
-    alias = tree.root_node.children[0] if tree.root_node.children else tree.root_node
-    return alias.child_by_field_name("type") or alias
+    if tree.root_node.has_error or len(tree.root_node.children) != 1:
+        return None
+    return tree.root_node.children[0].child_by_field_name("type")
 
 
 def _dim3(items: list) -> Dim3:

@@ -157,6 +157,9 @@ class Structs:
             raise Failure(node, f"unsupported construct: no definition of {definitions[0].name} for these "
                                 "template arguments")
         definition = primary[-1]
+        if len(values) > len(definition.template_params):
+            raise Failure(node, f"{definition.name} takes {len(definition.template_params)} template "
+                                f"argument(s), not {len(values)}")
         bindings: dict[str, object] = {}
         for i, param in enumerate(definition.template_params):
             if i < len(values):
