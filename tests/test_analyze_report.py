@@ -92,8 +92,8 @@ def test_subset_of_blocks_is_scaled_to_the_launch(tmp_path):
     doc = trace(launch(rows=rows, blocks_recorded=[[1, 0, 0]], counters=_counters(ld=(4, 66, 62))))
     report = analyze.analyze(_open(tmp_path, doc)).launches[0]
     assert report.scale == 2
-    assert report.recorded["ld"] == analyze.Counters(instructions=2, wavefronts=33, conflicts=31)
-    assert report.predicted["ld"] == analyze.Counters(instructions=4, wavefronts=66, conflicts=62)
+    assert report.recorded["ld"] == analyze.Counters(2, 33, 31, addressed=33)
+    assert report.predicted["ld"] == analyze.Counters(4, 66, 62, addressed=66)
     assert report.agrees() is True
     assert "1 of 2 blocks recorded" in report.scaling_note()
     assert all("scaled x2" in row.explanation for row in report.comparisons())

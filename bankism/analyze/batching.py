@@ -148,8 +148,8 @@ def _measured(launch: Launch) -> Counts | None:
     counters = launch.counters
     if counters is None:
         return None
-    return {c: Counters(*(int(counters[c][m]) for m in METRICS)) for c in CLASSES + OPTIONAL_CLASSES
-            if c in counters}
+    return {c: Counters(*(int(counters[c][m]) for m in METRICS), addressed=counters[c].get("addressed"))
+            for c in CLASSES + OPTIONAL_CLASSES if c in counters}
 
 
 def analyze_launch(

@@ -25,6 +25,10 @@ OP_CLASS = NCU_COUNTER_OF_OP
 #: in smsp__sass_inst_executed_op_ldsm; a stmatrix counts under op_st for wavefronts and conflicts and
 #: its instruction in no per-op metric.
 COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic", "ldgsts"})
+#: The ops whose wavefronts ncu's SASS-instrumented ``smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_
+#: <class>`` counts (a launch's measured ``addressed``): every op but the matrix ones, which it leaves out
+#: (the WMMA HGEMMs of traces/surplus/sm_90_kernels.json: 0 instrumented ld wavefronts for their LDSM).
+COUNTED_AS_ADDRESSED = frozenset({"load", "store", "atomic"})
 CLASSES = NCU_CLASSES
 #: Counter classes a launch has only when a site or its counters use them: cp.async's ``ldgsts``.
 OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
@@ -36,15 +40,18 @@ METRICS = ("instructions", "wavefronts", "conflicts")
 
 @dataclass(frozen=True)
 class Counters(Mapping[str, float]):
-    """The three counts of one ncu counter class in one launch: recorded, predicted or measured.
+    """The counts of one ncu counter class in one launch: recorded, predicted or measured.
 
     Also a read-only mapping from the metric names (``METRICS``) to the counts, as ncu's tables name
     them: ``counters["wavefronts"]``, for readers that take any such mapping (``bankism.timing``).
+    ``addressed``: the wavefronts the addresses alone need: ncu's SASS-instrumented count when measured
+    (None when the trace lacks it), the rule's count of the sites ncu instruments when predicted.
     """
 
     instructions: float = 0
     wavefronts: float = 0
     conflicts: float = 0
+    addressed: float | None = None
 
     def __getitem__(self, metric: str) -> float:
         if metric not in METRICS:
@@ -59,14 +66,17 @@ class Counters(Mapping[str, float]):
 
     def scaled(self, factor: float) -> Counters:
         """Every count times ``factor`` (recorded blocks to the whole launch)."""
-        return Counters(*(value * factor for value in self.values()))
+        addressed = None if self.addressed is None else self.addressed * factor
+        return Counters(*(value * factor for value in self.values()), addressed=addressed)
 
     def rounded(self) -> dict[str, int]:
         """The JSON of a prediction: whole counts."""
-        return {metric: round(value) for metric, value in self.items()}
+        out = {metric: round(value) for metric, value in self.items()}
+        return out if self.addressed is None else {**out, "addressed": round(self.addressed)}
 
     def to_json(self) -> dict[str, float]:
-        return dict(self.items())
+        out = dict(self.items())
+        return out if self.addressed is None else {**out, "addressed": self.addressed}
 
 
 #: Per ncu class (ld, st, atom, ldgsts): its counts.

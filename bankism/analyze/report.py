@@ -13,6 +13,7 @@ from typing import Any
 
 from bankism.analyze.model import (
     CLASSES,
+    COUNTED_AS_ADDRESSED,
     COUNTED_AS_INSTRUCTIONS,
     OPTIONAL_CLASSES,
     REPORT_FORMAT,
@@ -32,6 +33,7 @@ from bankism.analyze.verdict import (
     agrees,
     comparisons,
     conflicts_explained,
+    unexplained_surplus,
 )
 from bankism.arch import DEFAULT_ARCH
 from bankism.timing import LaunchFix, SiteExcess, launch_fix
@@ -175,6 +177,11 @@ class LaunchReport:
         """Whether every measured conflict is accounted for by the model (``verdict.conflicts_explained``)."""
         return self._conflicts_explained
 
+    def unexplained_surplus(self) -> list[str]:
+        """The classes whose measured surplus the launch's traffic does not account for
+        (``verdict.unexplained_surplus``)."""
+        return unexplained_surplus(self)
+
     def agrees(self) -> bool | None:
         """Whether every judged counter is within TOLERANCE; None without counters or without sites."""
         return self._agrees
@@ -277,14 +284,17 @@ class TraceReport:
 
 def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts:
     """Per ncu class, the sums of the sites' recorded counts, instructions counted the way ncu counts them."""
-    sums = {c: [0, 0, 0] for c in classes}
+    sums = {c: [0, 0, 0, 0] for c in classes}
     for stats in sites:
         totals = sums[stats.op_class]
         if stats.site.op in COUNTED_AS_INSTRUCTIONS:
             totals[0] += stats.executions
         totals[1] += stats.wavefronts
         totals[2] += stats.conflicts
-    return {c: Counters(*values) for c, values in sums.items()}
+        if stats.site.op in COUNTED_AS_ADDRESSED:
+            totals[3] += stats.wavefronts
+    return {c: Counters(*values[:3], addressed=values[3] if c in CLASSES else None)
+            for c, values in sums.items()}
 
 
 #: Deprecated: ``TraceReport``'s first name, kept for scripts (``bankism.Report`` is review's, another thing).

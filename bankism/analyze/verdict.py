@@ -73,6 +73,10 @@ TOLERANCE: dict[str, Allowance] = {
 }
 
 CONFLICTS_RULE = "measured - predicted conflicts = measured - predicted wavefronts"
+#: What a class's surplus is when ncu's own address-level count equals the prediction.
+BEYOND_ADDRESSES = "beyond the addresses (ncu's own address-level count equals the prediction)"
+#: The ncu metric family behind a class's measured ``addressed`` count (capture.ncu.ADDRESSED_METRICS).
+ADDRESSED_NAME = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<class>"
 
 
 def conflicts_agree(conflict_surplus: float, wavefront_surplus: float, slack: float = 0.5) -> bool:
@@ -129,6 +133,8 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
             found = estimates.get(op_class)
             if metric == "wavefronts" and found is not None:
                 ok = None if report.scaling_broken else found.admits(value, guess)
+            if metric == "wavefronts" and addressed_matches(report, op_class) and value >= guess - 0.5:
+                ok = True  # ncu's own address-level count confirms the rules: what is left is the surplus
             if metric == "conflicts" and report.traced:
                 wavefronts = measured.wavefronts
                 slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
@@ -139,7 +145,49 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
             if caveat:
                 ok, why = None, f"{why}; not judged: {caveat}"
             rows.append(Comparison(op_class, metric, value, guess, ok, why))
+        addressed = addressed_comparison(report, op_class)
+        if addressed is not None:
+            rows.append(addressed)
     return rows
+
+
+def addressed_matches(report: JudgedLaunch, op_class: str) -> bool:
+    """Whether ncu's SASS-instrumented address-level wavefronts of a class equal the prediction's."""
+    if report.measured is None or op_class not in report.measured or report.unmodelled_records(op_class):
+        return False
+    measured, predicted = report.measured[op_class].addressed, report.predicted[op_class].addressed
+    return measured is not None and predicted is not None and abs(measured - predicted) < 0.5
+
+
+def addressed_comparison(report: JudgedLaunch, op_class: str) -> Comparison | None:
+    """ncu's own address-level count of a class (``addressed``) against the rules', exact; None without it.
+
+    It leaves out what the whole kernel adds on top (the surplus), so a rule or tracer fault shows here
+    even when the hardware counter's surplus would hide it.
+    """
+    measured = report.measured[op_class].addressed if report.measured is not None else None
+    guess = report.predicted[op_class].addressed
+    if measured is None or guess is None or not report.traced:
+        return None
+    value = int(measured)
+    scaled = f" (scaled x{report.scale:.4g} from {report.blocks_recorded} of {report.blocks_total} blocks)" \
+        if report.scaled else ""
+    missing = report.unmodelled_records(op_class)
+    if missing:
+        return Comparison(op_class, "addressed", value, guess, None, (
+            f"not judged: {missing} recorded warp-instruction(s) could not be simulated (see coverage)"))
+    if addressed_matches(report, op_class):
+        return Comparison(op_class, "addressed", value, guess, True, (
+            f"match{scaled}: ncu's own count of the wavefronts the addresses need (SASS-instrumented, "
+            f"{ADDRESSED_NAME}) equals the rules'"))
+    if report.scaled:
+        advice = report.sampling_advice()
+        return Comparison(op_class, "addressed", value, guess, None, advice or (
+            f"not judged{scaled}: blocks whose addresses depend on data need different wavefronts; "
+            "record every block (`bankism record --blocks all`) for an exact check"))
+    return Comparison(op_class, "addressed", value, guess, False, (
+        f"the rules' wavefronts differ from ncu's own address-level count by {value - guess:+.0f}: a rule "
+        "or the trace is wrong here (no whole-kernel surplus enters this count)"))
 
 
 def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measured: int,
@@ -168,17 +216,19 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
                              - report.predicted[op_class].instructions) < 0.5
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     found = report.surplus_estimates().get(op_class)
+    beyond = f"{BEYOND_ADDRESSES}: " if addressed_matches(report, op_class) and difference > 0 else ""
     if metric == "wavefronts" and found is not None:
-        verdict = "" if found.admits(measured, predicted) else "; outside the band: not explained"
-        return f"{found.describe(measured, predicted)}{verdict}{scaled}{cause}"
+        verdict = "" if found.admits(measured, predicted) else (
+            "; outside the band: the launch's traffic does not account for it (not explained)")
+        return f"{beyond}{found.describe(measured, predicted)}{verdict}{scaled}{cause}"
     if metric == "conflicts" and difference > 0:
         wavefronts = report.measured[op_class].wavefronts, report.predicted[op_class].wavefronts
         if conflicts_agree(difference, wavefronts[0] - wavefronts[1]):
             explained = found is None or found.admits(*wavefronts)
-            return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: "
+            return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: {beyond}"
                     f"{surplus_cause(op_class, found, report.sites, explained)}{scaled}{cause}")
     if difference > 0:
-        return (f"measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
+        return (f"{beyond}measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
                 f"prediction{scaled}{cause}")
     return f"prediction exceeds the measurement by {-difference:.0f} {metric} ({share}){scaled}{cause}"
 
@@ -205,8 +255,36 @@ def conflicts_explained(report: JudgedLaunch) -> bool | None:
         return None
     if not report.traced:
         return not any(measured.values())
-    judged = {c.op_class: c.within_tolerance for c in report.comparisons() if c.metric == "conflicts"}
-    return all(judged.get(c, True) is not False for c in measured if measured[c])
+    judged: dict[str, bool] = {}
+    for row in report.comparisons():
+        if row.metric in ("conflicts", "wavefronts") and row.within_tolerance is False:
+            judged[row.op_class] = False
+    return all(judged.get(c, True) for c in measured if measured[c])
+
+
+def unexplained_surplus(report: JudgedLaunch) -> list[str]:
+    """The classes whose measured surplus the launch's traffic does not account for (outside the band of
+    its estimate, or a class without a measured cause), in class order."""
+    if report.measured is None or not report.traced:
+        return []
+    out = []
+    estimates = report.surplus_estimates()
+    for op_class in report.classes:
+        if op_class not in report.measured:
+            continue
+        surplus = report.measured[op_class].wavefronts - report.predicted[op_class].wavefronts
+        if surplus < 0.5:
+            continue
+        found = estimates.get(op_class)
+        measured = report.measured[op_class].wavefronts
+        if found is None:
+            spin = any(s.atomic_op == "cas_spin" for s in report.sites if s.op_class == op_class)
+            outside = spin  # a CAS loop's surplus has no measured cause
+        else:
+            outside = not found.admits(measured, report.predicted[op_class].wavefronts)
+        if outside:
+            out.append(op_class)
+    return out
 
 
 def agrees(report: JudgedLaunch) -> bool | None:

@@ -286,6 +286,12 @@ def _verdict(report: LaunchReport) -> str:
     if not measured_total:
         return "[green]No bank conflicts: every site runs at its ideal count, and ncu measured none.[/green]"
     if report.conflicts_explained():
+        unexplained = report.unexplained_surplus()
+        if unexplained:
+            return (f"[yellow]Bank conflicts: model: none; measured: {_measured_text(measured)}, beyond the "
+                    "addresses[/yellow] (ncu's own address-level count equals the model's): no layout change "
+                    "removes them; the launch's traffic does not account for those of "
+                    f"{', '.join(unexplained)} (not explained; docs/rules.md, whole kernels).")
         return (f"[yellow]Bank conflicts: model: none; measured: {_measured_text(measured)}, explained as L1 "
                 "surplus[/yellow] (whole-kernel contention with L1 fills and global stores, "
                 "which ncu counts as bank conflicts; docs/rules.md): no layout change removes them.")

@@ -46,6 +46,14 @@ SHARED_METRICS["ldgsts"] = {
     "conflicts": "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
 }
 
+#: Per class, ncu's SASS-instrumented count of the wavefronts the executed addresses need (the trace's
+#: optional ``addressed`` counter). On the H100 it equals the address-level rules in every sweep launch,
+#: with or without other traffic, where the hardware counter above adds the whole-kernel surplus
+#: (docs/rules.md, "Whole kernels"). Written only when ncu reports it.
+ADDRESSED_METRICS: dict[str, str] = {
+    kind: f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum" for kind in COUNTER_KINDS
+}
+
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
 
@@ -83,7 +91,7 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
-    names += list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
+    names += list(ADDRESSED_METRICS.values()) + list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
     names += [m for m in TRAFFIC_METRICS.values() if m not in names]
     return names + [m for m in extra if m not in names]
 
@@ -114,6 +122,9 @@ class NcuLaunch:
             if any(value is None for value in values.values()):
                 return None
             out[kind] = {name: int(round(value)) for name, value in values.items()}
+            addressed = self.metrics.get(ADDRESSED_METRICS[kind])
+            if addressed is not None:
+                out[kind]["addressed"] = int(round(addressed))
         for kind in OPTIONAL_COUNTER_KINDS:
             values = {name: self.metrics.get(metric) for name, metric in SHARED_METRICS[kind].items()}
             if all(value is not None for value in values.values()):
@@ -152,6 +163,7 @@ def parse_number(text: str, unit: str = "") -> float | None:
 #: Metrics whose values are event counts: whole numbers, read exactly, refused when not a count.
 COUNT_METRICS = frozenset(
     [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()] + list(LAUNCH_METRICS)
+    + list(ADDRESSED_METRICS.values())
 )
 _COUNT_LIMIT = 2**63 - 1
 

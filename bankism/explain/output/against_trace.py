@@ -354,7 +354,7 @@ def _totals(sites: Sequence[SiteRecord], sass: LaunchReport) -> dict:
         if caveat:
             caveats["ldgsts"] = caveat
     measured = None if sass.measured is None else {c: v.to_json() for c, v in sass.measured.items()}
-    return {"scale": scale, "source": source, "sass": {c: v.to_json() for c, v in sass.predicted.items()},
+    return {"scale": scale, "source": source, "sass": {c: dict(v.items()) for c, v in sass.predicted.items()},
             "measured": measured, "caveats": caveats}
 
 
