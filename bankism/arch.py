@@ -152,6 +152,12 @@ class SurplusRule:
     quiet: float
     quiet_band: float
     busy_band: dict[str, float]
+    #: Atomic bursts: per shared-atomic instruction with at most ``burst_max_lanes`` active lanes, in
+    #: blocks of at least (key) warps, the extra wavefronts measured when the warps issue them together
+    #: after a barrier, with no other traffic (traces/surplus/sm_90_atomic_phase.json: none at 8 warps or
+    #: fewer, 0.079 at 16, 0.093 at 32, one active lane).
+    burst_per_instruction: dict[int, float] = field(default_factory=dict)
+    burst_max_lanes: int = 8
 
 
 @dataclass(frozen=True)
@@ -301,7 +307,8 @@ SM90 = Architecture(
         per_store_sector={"ld": 0.430, "st": 0.0, "atom": 0.420},
         min_warps_per_sm=4.0, max_warps_per_sm=64,
         quiet=0.01, quiet_band=0.01,
-        busy_band={"ld": 0.10, "st": 0.11, "atom": 0.07},
+        busy_band={"ld": 0.11, "st": 0.11, "atom": 0.07},
+        burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
     ),
 )
 

@@ -21,7 +21,7 @@ from bankism.analyze.model import (
     WorstInstruction,
 )
 from bankism.analyze.report import LaunchReport, TraceReport
-from bankism.arch import MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
+from bankism.arch import LANES, MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
 from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
@@ -54,6 +54,12 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
     if current is None:
         return True
     return (candidate.excess, candidate.wavefronts) > (current.excess, current.wavefronts)
+
+
+def active_lanes(active: np.ndarray) -> np.ndarray:
+    """The number of set bits of each 32-bit lane mask."""
+    masks = np.ascontiguousarray(active, dtype="<u4")
+    return np.unpackbits(masks.view(np.uint8)).reshape(-1, LANES).sum(axis=1, dtype=np.int64)
 
 
 def site_kind(site: TraceSite) -> Kind:
@@ -102,8 +108,11 @@ class _Batcher:
             return
         slot = site_slots(self.sorted_ids, chunk.site)
         counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
+        lanes = np.bincount(slot[slot >= 0], weights=active_lanes(chunk.active)[slot >= 0],
+                            minlength=len(self.ids))
         for k in np.flatnonzero(counted):
             entry = self.stats[self.ids[k]]
+            entry.lanes += int(lanes[k])
             if entry.unmodelled:
                 entry.executions += int(counted[k])
         kind_of = self.kind_of_slot[slot]

@@ -116,6 +116,8 @@ class SiteStats:
     conflicts: int = 0
     cycles: float | None = 0.0
     worst: WorstInstruction | None = None
+    #: Active lanes summed over the recorded executions (``lanes / executions``: the mean per warp).
+    lanes: int = 0
     #: Why the engine cannot simulate this site (then only ``executions`` is counted), else None.
     unmodelled: str | None = None
 

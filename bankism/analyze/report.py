@@ -195,8 +195,10 @@ class LaunchReport:
             if any(s.atomic_op == "cas_spin" for s in sites):
                 out[op_class] = None
                 continue
-            loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale) for s in sites]
-            out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch)
+            loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
+                              s.lanes / s.executions if s.executions else 0.0) for s in sites]
+            out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
+                                     self.launch.threads_per_block)
         return out
 
     def sampling_advice(self) -> str | None:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bankism.arch import get_arch
+from bankism.arch import LANES, get_arch
 
 #: What each class's surplus comes from, as measured (docs/rules.md).
 CAUSES = {
@@ -25,16 +25,21 @@ CAUSES = {
     "ld": "contention with global stores",
     "atom": "contention with L1 fills of global loads that miss L1 and with global stores",
 }
+#: What the surplus of few-lane atomics issued together by many warps of a block comes from (measured
+#: without any other traffic: traces/surplus/sm_90_atomic_phase.json).
+BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue together"
 #: Traffic counters the estimate needs (capture.ncu.TRAFFIC_METRICS).
 NEEDED = ("l1_fill_sectors", "global_store_sectors", "sm_cycles", "warps_active_percent", "sm_count")
 
 
 @dataclass(frozen=True)
 class SiteLoad:
-    """One site's predicted work for the whole launch: executions and wavefronts (scaled)."""
+    """One site's predicted work for the whole launch: executions and wavefronts (scaled), and the mean
+    number of active lanes per execution (which the atomic-burst term reads)."""
 
     executions: float
     wavefronts: float
+    lanes: float = 32.0
 
 
 @dataclass(frozen=True)
@@ -67,8 +72,21 @@ class SurplusEstimate:
                 "of measured (docs/rules.md, whole kernels)")
 
 
+def atomic_burst(sites: Iterable[SiteLoad], threads_per_block: int, arch: str) -> float:
+    """The expected surplus of few-lane shared atomics that many warps of a block issue together
+    (``arch.SurplusRule.burst_per_instruction``; docs/rules.md, "Atomic bursts")."""
+    rule = get_arch(arch).surplus
+    if rule is None:
+        return 0.0
+    warps = threads_per_block / LANES
+    rates = [rate for least, rate in rule.burst_per_instruction.items() if warps >= least]
+    if not rates:
+        return 0.0
+    return max(rates) * sum(s.executions for s in sites if 0 < s.lanes <= rule.burst_max_lanes)
+
+
 def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, float] | None,
-             blocks_total: int, arch: str) -> SurplusEstimate | None:
+             blocks_total: int, arch: str, threads_per_block: int = 0) -> SurplusEstimate | None:
     """The expected surplus of ``op_class`` (ld, st, atom) for a launch, or None when it cannot be
     estimated: no traffic counters, a class without a measured cause, or an architecture without a rule."""
     rule = get_arch(arch).surplus
@@ -86,6 +104,12 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
         per_cycle = (rule.per_fill_sector[op_class] * traffic["l1_fill_sectors"]
                      + rule.per_store_sector[op_class] * traffic["global_store_sectors"])
         expected = exposure / sm_cycles * per_cycle
+    cause = CAUSES[op_class]
+    if op_class == "atom":
+        burst = atomic_burst(loads, threads_per_block, arch)
+        if burst > expected:
+            cause = BURST_CAUSE if expected < rule.quiet * predicted else f"{BURST_CAUSE}, and {cause}"
+        expected += burst
     quiet = expected < rule.quiet * predicted
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
-                           CAUSES[op_class])
+                           cause)

@@ -44,7 +44,7 @@ METRICS = {
     "warps_active_percent": "sm__warps_active.avg.pct_of_peak_sustained_active",
     "duration_ns": "gpu__time_duration.sum",
 }
-KERNEL = re.compile(r"atomic_phase<(\d+), (true|false), (-?\d+)>")
+KERNEL = re.compile(r"atomic_phase<(\d+), (true|false|0|1), (-?\d+)>")
 MANGLED = re.compile(r"_Z12atomic_phaseILi(\d+)ELb([01])ELi(n?\d+)EE")  # --print-kernel-base mangled
 COMPILED_STRIDES = (0, 1, 2, 8, 16, 32)  # the others run the generic instance (stride -1)
 Number = float | int | None
