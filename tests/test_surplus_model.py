@@ -132,3 +132,45 @@ def test_unrepresentative_blocks_get_advice_instead_of_a_verdict():
     assert rows[("ld", "instructions")].within_tolerance is False
     assert rows[("st", "wavefronts")].within_tolerance is None
     assert rows[("ld", "instructions")].explanation == advice
+
+
+def _public_launches():
+    document = json.loads((ROOT / "traces" / "surplus" / "public_heldout.json").read_text())
+    return [(program["name"], launch) for program in document["programs"] for launch in program["launches"]]
+
+
+def test_public_programs_address_level_count_equals_the_rules():
+    """Nine public programs no fit or rule saw (traces/surplus/public_heldout.json): wherever the recorded
+    blocks stand for the launch, ncu's SASS-instrumented wavefronts equal the rules' to the wavefront;
+    the data-dependent histogram, scaled from 53 of 264 blocks, within 0.01%."""
+    launches = _public_launches()
+    assert len(launches) == 9
+    exact = 0
+    for name, launch in launches:
+        if launch["sampling"]:  # edge blocks do less work: not representative, not judged (docs/analyze.md)
+            continue
+        for op_class, figures in launch["classes"].items():
+            measured, predicted = figures["measured"]["addressed"], figures["predicted"]["addressed"]
+            if launch["blocks_recorded"] == launch["blocks_total"] or op_class != "atom":
+                assert measured == predicted, (name, op_class)
+                exact += 1
+            else:
+                assert abs(measured - predicted) <= 1e-4 * measured, (name, op_class)
+    assert exact == 12  # 6 programs whose recorded blocks stand for the launch, ld and st each
+
+
+#: Public launches whose surplus the estimate does not explain (docs/rules.md lists them with figures).
+PUBLIC_NOT_EXPLAINED = {("atomicvar_reduce", "ld")}
+
+
+def test_public_programs_surplus_within_the_busy_bands_or_reported():
+    """The estimate on the public programs: within the bands set on our own held-out launches, but for
+    the interleaved reduction's loads (1.5% measured where its traffic leads to expect none)."""
+    within = 0
+    for name, launch in _public_launches():
+        for op_class, figures in launch["classes"].items():
+            band = 100 * (RULE.quiet_band if figures["quiet"] else RULE.busy_band[op_class])
+            inside = abs(figures["error_points"]) <= band
+            assert inside != ((name, op_class) in PUBLIC_NOT_EXPLAINED), (name, op_class, figures)
+            within += abs(figures["error_points"]) <= 3
+    assert within == 14  # of 19 within 3 points (docs/rules.md)

@@ -47,9 +47,9 @@ SHARED_METRICS["ldgsts"] = {
 }
 
 #: Per class, ncu's SASS-instrumented count of the wavefronts the executed addresses need (the trace's
-#: optional ``addressed`` counter). On the H100 it equals the address-level rules in every sweep launch,
-#: with or without other traffic, where the hardware counter above adds the whole-kernel surplus
-#: (docs/rules.md, "Whole kernels"). Written only when ncu reports it.
+#: optional ``addressed`` counter). On the H100 it equals the address-level rules in every launch measured,
+#: with or without other traffic, where the hardware counter above adds the whole-kernel surplus; it
+#: leaves out LDSM/STSM (docs/rules.md, "ncu's own address-level count"). Written only when ncu reports it.
 ADDRESSED_METRICS: dict[str, str] = {
     kind: f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum" for kind in COUNTER_KINDS
 }
