@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Held-out public programs of issue 21 (round 4): their analyses, made on the GPU machine by
+"""Held-out public programs of issue 21 (device run 5): their analyses, made on the GPU machine by
 hw/surplus/run_call5.sh, reduced to figures in traces/surplus/public_heldout.json.
 
 usage: python hw/surplus/collect_public.py ANALYSES_DIR SOURCES.md [OUT]

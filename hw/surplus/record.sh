@@ -65,7 +65,7 @@ rec counters_used $S '^counters' first:8 100000 hw/surplus/kernels/shared_counte
 rec histogram_float $S histogram_float all 200000 traces/kernels/histogram_float.cu -- $C/k_histogram_float
 rec wmma_hgemm $S wmma_hgemm first:32 1000000 hw/surplus/kernels/wmma_hgemm.cu -- $C/wmma_hgemm plain
 rec dgemm_tile $S multiply first:16 1000000 traces/kernels/dgemm_tile.cu -- $C/k_dgemm_tile
-# round 4: LDSM/STSM beside LDS/STS, for what the SASS-instrumented (addressed) counters cover
+# run 5: LDSM/STSM beside LDS/STS, for what the SASS-instrumented (addressed) counters cover
 rec ldmatrix_tile $S ldmatrix all 100000 traces/kernels/ldmatrix_tile.cu -- $C/k_ldmatrix_tile plain
 echo "total seconds $(( $(date +%s) - T0 ))"
 tar -czf "$OUT/traces.tgz" traces/python/*histogram* traces/python/torch_topk* traces/surplus/kernels 2>/dev/null

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Fifth device run of issue 21 (round 4): what ncu's SASS-instrumented shared wavefront metrics cover, the
+# Fifth device run of issue 21 (run 5): what ncu's SASS-instrumented shared wavefront metrics cover, the
 # atomic-phase probes (hw/surplus/atomic_phase.cu), then every recording of hw/surplus/record.sh again with
 # the `addressed` counters `bankism profile` now collects, and held-out public programs carried in
 # $C2/public (programs.txt: name kernel-regex source args...; the sources stay outside the repository).
