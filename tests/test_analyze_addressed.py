@@ -129,3 +129,15 @@ def test_headline_says_the_traffic_does_not_account_for_a_surplus_beyond_the_add
         texts.append(console.file.getvalue())
     assert "beyond the addresses" in texts[0] and "does not account for those of st" in texts[0]
     assert "not explained by the model" in texts[1] and "explained as L1" not in texts[1]
+
+
+def test_active_lanes_counts_the_bits_of_each_mask(monkeypatch):
+    """The lane counts the atomic-burst term reads; the same with and without NumPy's popcount."""
+    import numpy as np
+
+    from bankism.analyze import batching
+
+    masks = np.array([0, 1, 3, 0xFFFFFFFF, 0x80000000, 0x0F0F0F0F], np.uint32)
+    assert batching.active_lanes(masks).tolist() == [0, 1, 2, 32, 1, 16]
+    monkeypatch.delattr(np, "bitwise_count", raising=False)
+    assert batching.active_lanes(masks).tolist() == [0, 1, 2, 32, 1, 16]

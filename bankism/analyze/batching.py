@@ -57,8 +57,10 @@ def _worse(candidate: WorstInstruction | None, current: WorstInstruction | None)
 
 
 def active_lanes(active: np.ndarray) -> np.ndarray:
-    """The number of set bits of each 32-bit lane mask."""
+    """The number of set bits of each 32-bit lane mask (NumPy's popcount where it has one, 2.0 on)."""
     masks = np.ascontiguousarray(active, dtype="<u4")
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(masks)
     return np.unpackbits(masks.view(np.uint8)).reshape(-1, LANES).sum(axis=1, dtype=np.int64)
 
 
