@@ -43,9 +43,10 @@ def num(s):
 
 
 def parse_env(d):
+    """GPU, driver, CUDA and ncu versions from the env.txt in directory ``d`` (or the file ``d`` itself)."""
     env = {"gpu": None, "compute_capability": None, "arch": "sm_90", "driver": None,
            "cuda": None, "ncu": None, "date": None}
-    with open(os.path.join(d, "env.txt")) as fh:
+    with open(d if os.path.isfile(d) else os.path.join(d, "env.txt")) as fh:
         t = fh.read()
     m = re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+), ([0-9.]+)$", t, re.M)
     if m:

@@ -14,11 +14,12 @@ surplus = atomic wavefronts - SASS-instrumented (address-level) atomic wavefront
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import os
 import re
 from typing import Any
+
+from collect_sweep import number, parse_env, rows  # the sweep's ncu CSV and env.txt readers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -47,25 +48,6 @@ METRICS = {
 KERNEL = re.compile(r"atomic_phase<(\d+), (true|false|0|1), (-?\d+)>")
 MANGLED = re.compile(r"_Z12atomic_phaseILi(\d+)ELb([01])ELi(n?\d+)EE")  # --print-kernel-base mangled
 COMPILED_STRIDES = (0, 1, 2, 8, 16, 32)  # the others run the generic instance (stride -1)
-Number = float | int | None
-
-
-def number(text: str) -> Number:
-    """An ncu value ("1,234", "12.5", "n/a") as a number."""
-    text = text.replace(",", "").strip()
-    if not text or text.lower() == "n/a":
-        return None
-    value = float(text)
-    return int(value) if value == int(value) else value
-
-
-def rows(path: str) -> list[dict[str, str]]:
-    """The launches of an ncu --page raw CSV (header, units, one row each), other lines ignored."""
-    with open(path, errors="replace") as fh:
-        table = list(csv.reader(line for line in fh if line.startswith('"')))
-    if not table:
-        return []
-    return [dict(zip(table[0], row, strict=True)) for row in table[2:]]
 
 
 def configs(path: str) -> list[dict[str, Any]]:
@@ -79,25 +61,6 @@ def configs(path: str) -> list[dict[str, Any]]:
             values = parts + ["0"] * (len(FIELDS) - len(parts))
             out.append({f: (v if f == "name" else int(v)) for f, v in zip(FIELDS, values, strict=True)})
     return out
-
-
-def parse_env(path: str) -> dict[str, str | None]:
-    """GPU, driver, CUDA and ncu versions from an env.txt (as hw/probes/collect.py reads them)."""
-    env: dict[str, str | None] = {
-        "gpu": None, "compute_capability": None, "arch": "sm_90", "driver": None, "cuda": None, "ncu": None,
-        "date": None,
-    }  # fmt: skip
-    with open(path) as fh:
-        text = fh.read()
-    if m := re.search(r"^(NVIDIA[^,\n]*), ([0-9.]+), ([0-9.]+)$", text, re.M):
-        env["gpu"], env["driver"], env["compute_capability"] = m.group(1), m.group(2), m.group(3)
-    if m := re.search(r"release ([0-9.]+), (V[0-9.]+)", text):
-        env["cuda"] = f"{m.group(1)} ({m.group(2)})"
-    if m := re.search(r"Version ([0-9.]+ \(build \d+\))", text):
-        env["ncu"] = m.group(1)
-    if m := re.search(r"date_utc: (\d{4}-\d\d-\d\d)", text):
-        env["date"] = m.group(1)
-    return env
 
 
 def plain_run(path: str | None) -> dict[str, dict[str, Any]]:
@@ -155,7 +118,7 @@ def table(launches: list[dict[str, Any]]) -> str:
     for x in launches:
         m = x["metrics"]
 
-        def show(v: Number, width: int) -> str:
+        def show(v: float | None, width: int) -> str:
             return f"{'-' if v is None else round(v):>{width}}"
 
         share = "-" if x["surplus_share"] is None else f"{100 * x['surplus_share']:.2f}%"

@@ -55,6 +55,7 @@ FIELDS = ("name", "kernel", "iters", "blocks", "threads", "shn", "deg", "hitlog"
 
 
 def number(text: str) -> float | int | None:
+    """An ncu value ("1,234", "12.5", "n/a") as a number."""
     text = text.replace(",", "").strip()
     if not text or text.lower() == "n/a":
         return None
@@ -63,8 +64,11 @@ def number(text: str) -> float | int | None:
 
 
 def rows(path: str) -> list[dict[str, str]]:
-    with open(path) as fh:
+    """The launches of an ncu --page raw CSV (header, units, one row each), other lines ignored."""
+    with open(path, errors="replace") as fh:
         table = list(csv.reader(line for line in fh if line.startswith('"')))
+    if not table:
+        return []
     return [dict(zip(table[0], row, strict=True)) for row in table[2:]]
 
 
