@@ -63,6 +63,7 @@ class LaunchReport:
     recorded: Counts = field(init=False)
     #: Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional).
     predicted: Counts = field(init=False)
+    _surplus: dict[str, SurplusEstimate | None] = field(init=False, repr=False)
     _comparisons: list[Comparison] = field(init=False, repr=False)
     _agrees: bool | None = field(init=False, repr=False)
     _conflicts_explained: bool | None = field(init=False, repr=False)
@@ -70,6 +71,7 @@ class LaunchReport:
     def __post_init__(self) -> None:
         self.recorded = _recorded_counts(self.sites, self.classes)
         self.predicted = {c: counts.scaled(self.scale) for c, counts in self.recorded.items()}
+        self._surplus = self._estimate_surplus()
         self._comparisons = comparisons(self)
         self._agrees = agrees(self)
         self._conflicts_explained = conflicts_explained(self)
@@ -189,6 +191,9 @@ class LaunchReport:
     def surplus_estimates(self) -> dict[str, SurplusEstimate | None]:
         """Per ncu class, the expected whole-kernel surplus from the launch's traffic counters
         (``analyze.surplus``), or None where it cannot be estimated (no traffic counters; a CAS loop)."""
+        return self._surplus
+
+    def _estimate_surplus(self) -> dict[str, SurplusEstimate | None]:
         out: dict[str, SurplusEstimate | None] = {}
         for op_class in self.classes:
             sites = [s for s in self.sites if s.op_class == op_class]
