@@ -8,6 +8,7 @@ tests/test_surplus_model.py.
 from __future__ import annotations
 
 import io
+import json
 
 import pytest
 from rich.console import Console
@@ -141,3 +142,28 @@ def test_active_lanes_counts_the_bits_of_each_mask(monkeypatch):
     assert batching.active_lanes(masks).tolist() == [0, 1, 2, 32, 1, 16]
     monkeypatch.delattr(np, "bitwise_count", raising=False)
     assert batching.active_lanes(masks).tolist() == [0, 1, 2, 32, 1, 16]
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, "33"])
+def test_a_bad_addressed_count_in_a_trace_is_one_error_line(tmp_path, value):
+    from tests.helpers import one_line_error, run_cli
+
+    path = save(trace(launch(sites=SITES, rows=ROWS, counters=_counters(st_wavefronts=40, addressed=33))),
+                tmp_path / "bad.json")
+    document = json.loads(path.read_text())
+    document["launches"][0]["counters"]["st"]["addressed"] = value
+    path.write_text(json.dumps(document))
+    before = path.read_bytes()
+    line = one_line_error(run_cli("analyze", path))
+    assert "launch 0: counters.st.addressed" in line
+    assert path.read_bytes() == before
+
+
+def test_a_fractional_addressed_count_in_ncus_csv_is_refused():
+    from bankism import BankismError
+
+    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
+    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, ADDRESSED_METRICS["st"]])
+    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"33.5"'])
+    with pytest.raises(BankismError, match=r"t\.csv.*op_st\.sum: '33\.5' is not a whole count"):
+        parse_csv(f"{header}\n{values}\n", "t.csv")
