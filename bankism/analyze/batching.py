@@ -159,7 +159,8 @@ def _measured(launch: Launch) -> Counts | None:
     counters = launch.counters
     if counters is None:
         return None
-    return {c: Counters(*(int(counters[c][m]) for m in METRICS), addressed=counters[c].get("addressed"))
+    return {c: Counters(*(int(counters[c][m]) for m in METRICS), addressed=counters[c].get("addressed"),
+                        addressed_matrix=counters[c].get("addressed_matrix"))
             for c in CLASSES + OPTIONAL_CLASSES if c in counters}
 
 

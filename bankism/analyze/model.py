@@ -29,6 +29,10 @@ COUNTED_AS_INSTRUCTIONS = frozenset({"load", "store", "atomic", "ldgsts"})
 #: <class>`` counts (a launch's measured ``addressed``): every op but the matrix ones, which it leaves out
 #: (the WMMA HGEMMs of traces/surplus/sm_90_kernels.json: 0 instrumented ld wavefronts for their LDSM).
 COUNTED_AS_ADDRESSED = frozenset({"load", "store", "atomic"})
+#: The matrix ops, counted by ``..._op_ldsm`` / ``..._op_stsm`` (a launch's measured ``addressed_matrix``):
+#: with ``addressed`` they add up to the hardware count's address-level part (traces/surplus/sm_90_matrix_
+#: addressed.json: exact on 5 ldmatrix/stmatrix launches).
+COUNTED_AS_ADDRESSED_MATRIX = frozenset({"ldmatrix", "stmatrix"})
 CLASSES = NCU_CLASSES
 #: Counter classes a launch has only when a site or its counters use them: cp.async's ``ldgsts``.
 OPTIONAL_CLASSES = NCU_OPTIONAL_CLASSES
@@ -45,13 +49,16 @@ class Counters(Mapping[str, float]):
     Also a read-only mapping from the metric names (``METRICS``) to the counts, as ncu's tables name
     them: ``counters["wavefronts"]``, for readers that take any such mapping (``bankism.timing``).
     ``addressed``: the wavefronts the addresses alone need: ncu's SASS-instrumented count when measured
-    (None when the trace lacks it), the rule's count of the sites ncu instruments when predicted.
+    (None when the trace lacks it), the rule's count of the sites ncu instruments when predicted;
+    ``addressed_matrix``: the same for LDSM/STSM, which ncu counts apart (None when not measured, or
+    predicted without matrix sites).
     """
 
     instructions: float = 0
     wavefronts: float = 0
     conflicts: float = 0
     addressed: float | None = None
+    addressed_matrix: float | None = None
 
     def __getitem__(self, metric: str) -> float:
         if metric not in METRICS:
@@ -66,17 +73,33 @@ class Counters(Mapping[str, float]):
 
     def scaled(self, factor: float) -> Counters:
         """Every count times ``factor`` (recorded blocks to the whole launch)."""
-        addressed = None if self.addressed is None else self.addressed * factor
-        return Counters(*(value * factor for value in self.values()), addressed=addressed)
+        addressed, matrix = (None if value is None else value * factor
+                             for value in (self.addressed, self.addressed_matrix))
+        return Counters(*(value * factor for value in self.values()), addressed=addressed,
+                        addressed_matrix=matrix)
+
+    def _optional(self) -> dict[str, float]:
+        pairs = (("addressed", self.addressed), ("addressed_matrix", self.addressed_matrix))
+        return {name: value for name, value in pairs if value is not None}
 
     def rounded(self) -> dict[str, int]:
         """The JSON of a prediction: whole counts."""
         out = {metric: round(value) for metric, value in self.items()}
-        return out if self.addressed is None else {**out, "addressed": round(self.addressed)}
+        return {**out, **{name: round(value) for name, value in self._optional().items()}}
 
     def to_json(self) -> dict[str, float]:
-        out = dict(self.items())
-        return out if self.addressed is None else {**out, "addressed": self.addressed}
+        return {**dict(self.items()), **self._optional()}
+
+
+def address_level(measured: Counters, predicted: Counters) -> tuple[float, float] | None:
+    """ncu's address-level wavefronts of a class and the rules' count of the same sites, or None when ncu's
+    was not measured: with ``addressed_matrix`` measured, LDSM/STSM are in both, otherwise in neither."""
+    if measured.addressed is None or predicted.addressed is None:
+        return None
+    if measured.addressed_matrix is None:
+        return measured.addressed, predicted.addressed
+    return (measured.addressed + measured.addressed_matrix,
+            predicted.addressed + (predicted.addressed_matrix or 0.0))
 
 
 #: Per ncu class (ld, st, atom, ldgsts): its counts.

@@ -14,6 +14,7 @@ from typing import Any
 from bankism.analyze.model import (
     CLASSES,
     COUNTED_AS_ADDRESSED,
+    COUNTED_AS_ADDRESSED_MATRIX,
     COUNTED_AS_INSTRUCTIONS,
     OPTIONAL_CLASSES,
     REPORT_FORMAT,
@@ -291,7 +292,7 @@ class TraceReport:
 
 def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts:
     """Per ncu class, the sums of the sites' recorded counts, instructions counted the way ncu counts them."""
-    sums = {c: [0, 0, 0, 0] for c in classes}
+    sums = {c: [0, 0, 0, 0, 0] for c in classes}
     for stats in sites:
         totals = sums[stats.op_class]
         if stats.site.op in COUNTED_AS_INSTRUCTIONS:
@@ -300,7 +301,10 @@ def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts
         totals[2] += stats.conflicts
         if stats.site.op in COUNTED_AS_ADDRESSED:
             totals[3] += stats.wavefronts
-    return {c: Counters(*values[:3], addressed=values[3] if c in CLASSES else None)
+        if stats.site.op in COUNTED_AS_ADDRESSED_MATRIX:
+            totals[4] += stats.wavefronts
+    return {c: Counters(*values[:3], addressed=values[3] if c in CLASSES else None,
+                        addressed_matrix=values[4] or None)
             for c, values in sums.items()}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bankism.analyze.model import METRICS, Counts, SiteStats
+from bankism.analyze.model import METRICS, Counts, SiteStats, address_level
 from bankism.analyze.surplus import SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
 
@@ -77,6 +77,8 @@ CONFLICTS_RULE = "measured - predicted conflicts = measured - predicted wavefron
 BEYOND_ADDRESSES = "beyond the addresses (ncu's own address-level count equals the prediction)"
 #: The ncu metric family behind a class's measured ``addressed`` count (capture.ncu.ADDRESSED_METRICS).
 ADDRESSED_NAME = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<class>"
+#: The same with the matrix ops' count added (``addressed_matrix``: op_ldsm for ld, op_stsm for st).
+ADDRESSED_MATRIX_NAME = f"{ADDRESSED_NAME} plus its op_ldsm/op_stsm twin"
 
 
 def conflicts_agree(conflict_surplus: float, wavefront_surplus: float, slack: float = 0.5) -> bool:
@@ -155,8 +157,8 @@ def addressed_matches(report: JudgedLaunch, op_class: str) -> bool:
     """Whether ncu's SASS-instrumented address-level wavefronts of a class equal the prediction's."""
     if report.measured is None or op_class not in report.measured or report.unmodelled_records(op_class):
         return False
-    measured, predicted = report.measured[op_class].addressed, report.predicted[op_class].addressed
-    return measured is not None and predicted is not None and abs(measured - predicted) < 0.5
+    pair = address_level(report.measured[op_class], report.predicted[op_class])
+    return pair is not None and abs(pair[0] - pair[1]) < 0.5
 
 
 def addressed_comparison(report: JudgedLaunch, op_class: str) -> Comparison | None:
@@ -165,11 +167,12 @@ def addressed_comparison(report: JudgedLaunch, op_class: str) -> Comparison | No
     It leaves out what the whole kernel adds on top (the surplus), so a rule or tracer fault shows here
     even when the hardware counter's surplus would hide it.
     """
-    measured = report.measured[op_class].addressed if report.measured is not None else None
-    guess = report.predicted[op_class].addressed
-    if measured is None or guess is None or not report.traced:
+    pair = None if report.measured is None or op_class not in report.measured else \
+        address_level(report.measured[op_class], report.predicted[op_class])
+    if pair is None or not report.traced:
         return None
-    value = int(measured)
+    value, guess = int(pair[0]), pair[1]
+    name = ADDRESSED_NAME if report.measured[op_class].addressed_matrix is None else ADDRESSED_MATRIX_NAME
     scaled = f" (scaled x{report.scale:.4g} from {report.blocks_recorded} of {report.blocks_total} blocks)" \
         if report.scaled else ""
     missing = report.unmodelled_records(op_class)
@@ -179,7 +182,7 @@ def addressed_comparison(report: JudgedLaunch, op_class: str) -> Comparison | No
     if addressed_matches(report, op_class):
         return Comparison(op_class, "addressed", value, guess, True, (
             f"match{scaled}: ncu's own count of the wavefronts the addresses need (SASS-instrumented, "
-            f"{ADDRESSED_NAME}) equals the rules'"))
+            f"{name}) equals the rules'"))
     if report.scaled:
         advice = report.sampling_advice()
         return Comparison(op_class, "addressed", value, guess, None, advice or (

@@ -8,6 +8,7 @@ name stays importable as ``bankism.capture.ncu.<name>``.
 from __future__ import annotations
 
 from bankism.capture.ncu.exports import (
+    ADDRESSED_MATRIX_METRICS,
     ADDRESSED_METRICS,
     COUNT_METRICS,
     COUNTER_KINDS,
@@ -51,5 +52,5 @@ __all__ = [
     "exact_selection", "export_command", "fill_counters", "find_ncu", "kernel_matches", "literal_regex",
     "match_launches", "names_match", "parse_count", "parse_csv", "parse_dim3", "parse_number",
     "profile_command", "read_csv", "run_profile", "select_kernels",
-    "set_time", "TIME_METRIC_NAMES", "TRAFFIC_METRICS", "ADDRESSED_METRICS",
+    "set_time", "TIME_METRIC_NAMES", "TRAFFIC_METRICS", "ADDRESSED_METRICS", "ADDRESSED_MATRIX_METRICS",
 ]

@@ -53,6 +53,13 @@ SHARED_METRICS["ldgsts"] = {
 ADDRESSED_METRICS: dict[str, str] = {
     kind: f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{kind}.sum" for kind in COUNTER_KINDS
 }
+#: The same count for the matrix ops ncu leaves out of ``addressed`` (the trace's optional
+#: ``addressed_matrix``): LDSM under ld, STSM under st. With ``addressed`` it equals the address-level part
+#: of the hardware count (traces/surplus/sm_90_matrix_addressed.json). Written only when ncu reports it.
+ADDRESSED_MATRIX_METRICS: dict[str, str] = {
+    kind: f"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_{op}.sum"
+    for kind, op in (("ld", "ldsm"), ("st", "stsm"))
+}
 
 #: Launch facts read with the counters, to fill counters-only traces and to check matches.
 LAUNCH_METRICS = ("launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic")
@@ -91,7 +98,8 @@ def all_metrics(extra: Sequence[str] = ()) -> list[str]:
     """Every metric `bankism profile` asks ncu for."""
     kinds = COUNTER_KINDS + OPTIONAL_COUNTER_KINDS
     names = [metric for kind in kinds for metric in SHARED_METRICS[kind].values()]
-    names += list(ADDRESSED_METRICS.values()) + list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
+    names += list(ADDRESSED_METRICS.values()) + list(ADDRESSED_MATRIX_METRICS.values())
+    names += list(LAUNCH_METRICS) + list(TIME_METRIC_NAMES)
     names += [m for m in TRAFFIC_METRICS.values() if m not in names]
     return names + [m for m in extra if m not in names]
 
@@ -125,6 +133,9 @@ class NcuLaunch:
             addressed = self.metrics.get(ADDRESSED_METRICS[kind])
             if addressed is not None:
                 out[kind]["addressed"] = int(round(addressed))
+                matrix = self.metrics.get(ADDRESSED_MATRIX_METRICS.get(kind, ""))
+                if matrix is not None:
+                    out[kind]["addressed_matrix"] = int(round(matrix))
         for kind in OPTIONAL_COUNTER_KINDS:
             values = {name: self.metrics.get(metric) for name, metric in SHARED_METRICS[kind].items()}
             if all(value is not None for value in values.values()):

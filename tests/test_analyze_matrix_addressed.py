@@ -1,0 +1,94 @@
+"""ncu's address-level count of LDSM/STSM (counters' ``addressed_matrix``): with ``addressed`` it makes the
+exact address-level check cover ldmatrix/stmatrix kernels (docs/rules.md, "ncu's own address-level count").
+
+The H100 figures are traces/surplus/sm_90_matrix_addressed.json (hw/surplus/run_call6.sh, run 6): one launch
+of each ldmatrix program whose trace is stored, from the same source.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import pytest
+
+from bankism import analyze
+from bankism.capture.ncu import (
+    ADDRESSED_MATRIX_METRICS,
+    ADDRESSED_METRICS,
+    SHARED_METRICS,
+    all_metrics,
+    parse_csv,
+)
+from bankism.trace import load, open_trace, save
+
+ROOT = Path(__file__).parent.parent
+MEASURED = json.loads((ROOT / "traces" / "surplus" / "sm_90_matrix_addressed.json").read_text())["launches"]
+
+
+def test_the_matrix_count_completes_the_hardware_count_on_the_h100():
+    """Every launch measured: op_ld + op_ldsm and op_st + op_stsm are the hardware's wavefronts, or all but a
+    whole-kernel surplus under 2% (the 4096^3 GEMM's stores, which meet its global loads' fills)."""
+    for launch in MEASURED:
+        m = launch["metrics"]
+        for kind, matrix in (("ld", "ldsm"), ("st", "stsm")):
+            address_level = m[f"{kind}_addressed"] + m[f"{matrix}_addressed"]
+            surplus = m[f"{kind}_wavefronts"] - address_level
+            assert 0 <= surplus <= 0.02 * m[f"{kind}_wavefronts"], (launch["name"], kind)
+    assert sum(launch["metrics"]["ldsm_addressed"] > 0 for launch in MEASURED) == 5
+    assert sum(launch["metrics"]["stsm_addressed"] > 0 for launch in MEASURED) == 2
+
+
+def _with_measured_counts(name: str, tmp: Path) -> analyze.TraceReport:
+    """The stored trace with run 6's address-level counts (the launch's other counters as stored)."""
+    launch = next(item for item in MEASURED if item["name"] == name)
+    document = load(ROOT / launch["trace"])  # records in memory, wherever they were stored
+    counters = document["launches"][0]["counters"]
+    m = launch["metrics"]
+    for kind, matrix in (("ld", "ldsm"), ("st", "stsm")):
+        counters[kind]["addressed"] = m[f"{kind}_addressed"]
+        counters[kind]["addressed_matrix"] = m[f"{matrix}_addressed"]
+    counters["atom"]["addressed"] = 0
+    return analyze.analyze(open_trace(save(document, tmp / f"{name}.json")), threads=1)
+
+
+@pytest.mark.parametrize("name", [launch["name"] for launch in MEASURED])
+def test_rules_equal_the_address_level_count_of_every_ldmatrix_launch(name, tmp_path_factory):
+    report = _with_measured_counts(name, tmp_path_factory.mktemp(name))
+    rows = {(row.op_class, row.metric): row for row in report.launches[0].comparisons()}
+    for kind in ("ld", "st"):
+        row = rows[(kind, "addressed")]
+        assert row.within_tolerance is True, (kind, row.measured, row.predicted, row.explanation)
+        assert "op_ldsm/op_stsm" in row.explanation
+
+
+def test_one_wavefront_off_in_the_matrix_count_fails(tmp_path):
+    document = json.loads((ROOT / "traces" / "ldmatrix_tile.json").read_text())
+    m = next(item for item in MEASURED if item["name"] == "ldmatrix_tile_plain")["metrics"]
+    counters = document["launches"][0]["counters"]
+    counters["ld"].update(addressed=m["ld_addressed"], addressed_matrix=m["ldsm_addressed"] - 1)
+    report = analyze.analyze(open_trace(save(copy.deepcopy(document), tmp_path / "t.json")), threads=1)
+    row = next(r for r in report.launches[0].comparisons() if (r.op_class, r.metric) == ("ld", "addressed"))
+    assert row.within_tolerance is False and row.measured == 3327 and row.predicted == 3328
+    assert report.launches[0].agrees() is False
+
+
+def test_without_the_matrix_count_the_matrix_sites_stay_out():
+    """The stored run-5 recording has op_ld/op_st only (256 of 3,328 ld wavefronts): still a match."""
+    stored = ROOT / "traces" / "surplus" / "kernels" / "ldmatrix_tile.json"
+    report = analyze.analyze(open_trace(stored), threads=1)
+    rows = {(row.op_class, row.metric): row for row in report.launches[0].comparisons()}
+    assert rows[("ld", "addressed")].within_tolerance is True and rows[("ld", "addressed")].predicted == 256
+    assert "op_ldsm" not in rows[("ld", "addressed")].explanation
+
+
+def test_profile_asks_for_the_matrix_count_and_reads_it_only_beside_addressed():
+    assert set(ADDRESSED_MATRIX_METRICS.values()) <= set(all_metrics())
+    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
+    extra = [ADDRESSED_METRICS["ld"], ADDRESSED_MATRIX_METRICS["ld"], ADDRESSED_MATRIX_METRICS["st"]]
+    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, *extra])
+    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"256"', '"3,072"', '"7"'])
+    found = parse_csv(f"{header}\n{values}\n", "t.csv")[0].counters()
+    assert found["ld"]["addressed"] == 256 and found["ld"]["addressed_matrix"] == 3072
+    assert "addressed_matrix" not in found["st"]  # no op_st count beside it: left out
