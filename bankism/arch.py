@@ -158,6 +158,11 @@ class SurplusRule:
     #: fewer, 0.079 at 16, 0.093 at 32, one active lane).
     burst_per_instruction: dict[int, float] = field(default_factory=dict)
     burst_max_lanes: int = 8
+    #: Tiled kernels: the largest store surplus, as a share of the measured store wavefronts, that blocks of
+    #: at most (key) warps showed when every warp stores the tile it loaded and meets the others at a
+    #: barrier (traces/surplus/sm_90_tile_phase.json, every fed configuration). A label, not an estimate:
+    #: a store surplus above the even-spread band but under this ceiling has that measured cause.
+    tile_store_ceiling: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -309,6 +314,7 @@ SM90 = Architecture(
         quiet=0.01, quiet_band=0.01,
         busy_band={"ld": 0.11, "st": 0.11, "atom": 0.07},
         burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
+        tile_store_ceiling={2: 0.034, 4: 0.033, 8: 0.051, 16: 0.082, 32: 0.193},
     ),
 )
 

@@ -90,3 +90,59 @@ def test_the_tile_dgemm_has_no_store_surplus_at_its_size_but_has_one_when_larger
              for launch in LAUNCHES if launch["name"].startswith("dgemm")}
     assert dgemm["dgemm:n256_tile16"] == dgemm["dgemm:n256_tile32"] == 0
     assert round(dgemm["dgemm:n1024_tile16"], 2) == 3.53 and round(dgemm["dgemm:n1024_tile32"], 2) == 11.54
+
+
+def test_the_tile_store_ceiling_is_the_largest_fed_store_surplus_of_each_block_size():
+    """arch.SurplusRule.tile_store_ceiling: per block size the probe measured, its largest fed-store surplus
+    share (every fed configuration: float/double, 1 or 4 loads, FMAs, L2, global stores), rounded up."""
+    import math
+
+    from bankism.arch import get_arch
+
+    largest: dict[int, float] = defaultdict(float)
+    for launch in PROBE:
+        if launch["fed"] == 1:
+            warps = launch["threads"] // 32
+            largest[warps] = max(largest[warps], launch["st_surplus_share"])
+    ceiling = get_arch("sm_90").surplus.tile_store_ceiling
+    assert sorted(ceiling) == sorted(largest) == [2, 4, 8, 16, 32]
+    for warps, share in largest.items():
+        assert ceiling[warps] == math.ceil(share * 1000) / 1000, (warps, share)
+
+
+def test_a_store_surplus_above_the_band_but_under_the_ceiling_is_labelled_with_the_tile_cause(tmp_path):
+    """A 1,024-thread block's conflict-free stores with fills but a small even-spread estimate: 15% surplus
+    is under the 19.3% ceiling of 32-warp blocks (explained, with the tile-phase cause); 25% is not; a
+    64-thread block (2 warps, ceiling 3.4%) with 15% is not. The counters here are chosen, not measured."""
+    from bankism import analyze
+    from bankism.trace import open_trace, save
+    from tests.builders import FULL, launch, site, strided, trace
+
+    traffic = {"global_load_instructions": 100.0, "global_store_instructions": 0.0,
+               "global_load_sectors": 400.0, "global_store_sectors": 0.0, "l1_fill_sectors": 400.0,
+               "sm_cycles": 1.0e7, "warps_active_percent": 50.0, "sm_count": 132.0}
+
+    def report(surplus: int, threads: int) -> analyze.LaunchReport:
+        """64 conflict-free stores by the warps of one block of ``threads``, ``surplus`` more measured."""
+        rows = [((0, 0, 0), w % (threads // 32), 0, FULL, strided(4)) for w in range(64)]
+        st = {"instructions": 64, "wavefronts": 64 + surplus, "conflicts": surplus}
+        zero = {"instructions": 0, "wavefronts": 0, "conflicts": 0}
+        doc = trace(launch(sites=[site(0, op="store", sass="STS")], rows=rows, block=[threads, 1, 1],
+                           grid=[1, 1, 1], blocks_total=1, traffic=traffic,
+                           counters={"ld": dict(zero), "st": st, "atom": dict(zero)}))
+        return analyze.analyze(open_trace(save(doc, tmp_path / f"t{surplus}_{threads}.json"))).launches[0]
+
+    inside = report(11, 1024)  # 11 of 75: 14.7%
+    rows_by_metric = {row.metric: row for row in inside.comparisons() if row.op_class == "st"}
+    assert rows_by_metric["wavefronts"].within_tolerance is True
+    explanation = rows_by_metric["wavefronts"].explanation
+    assert "under the 19.3% that stores waiting for their own loads" in explanation
+    assert "the other warps' loads of the same block" in rows_by_metric["conflicts"].explanation
+    assert inside.unexplained_surplus() == []
+    outside = report(22, 1024)  # 22 of 86: 25.6%
+    assert outside.unexplained_surplus() == ["st"]
+    small = report(11, 64)
+    assert small.unexplained_surplus() == ["st"]
+    for launch_report in (inside, outside, small):  # only the surplus differs: the counts match
+        rows = launch_report.comparisons()
+        assert all(row.within_tolerance for row in rows if row.metric == "instructions")

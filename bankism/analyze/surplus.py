@@ -28,6 +28,9 @@ CAUSES = {
 #: What the surplus of few-lane atomics issued together by many warps of a block comes from (measured
 #: without any other traffic: traces/surplus/sm_90_atomic_phase.json).
 BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue together"
+#: What a tiled kernel's store surplus over the band comes from (traces/surplus/sm_90_tile_phase.json).
+TILE_CAUSE = ("each warp's stores meet the fills of the other warps' loads of the same block "
+              "(hw/surplus/tile_phase.cu, docs/rules.md)")
 #: Traffic counters the estimate needs (capture.ncu.TRAFFIC_METRICS).
 NEEDED = ("l1_fill_sectors", "global_store_sectors", "sm_cycles", "warps_active_percent", "sm_count")
 
@@ -56,10 +59,24 @@ class SurplusEstimate:
     band: float
     quiet: bool
     cause: str
+    #: Stores of a launch with global loads: the largest surplus share the tile-phase probe measured for
+    #: blocks of its size (``arch.SurplusRule.tile_store_ceiling``), 0 where none applies; ``warps``: the
+    #: warps per block it was looked up for.
+    ceiling: float = 0.0
+    warps: int = 0
 
-    def admits(self, measured: float, predicted: float) -> bool:
+    def within_band(self, measured: float, predicted: float) -> bool:
         """Whether ``measured`` wavefronts agree with ``predicted`` plus the expected surplus."""
         return abs(measured - predicted - self.expected) <= self.band * measured + 0.5
+
+    def under_ceiling(self, measured: float, predicted: float) -> bool:
+        """Whether a surplus above the band stays under what tiled stores of such blocks measured."""
+        return 0 <= measured - predicted <= self.ceiling * measured + 0.5 and self.ceiling > 0
+
+    def admits(self, measured: float, predicted: float) -> bool:
+        """Whether the measured surplus has a measured cause: within the band of the estimate, or, for
+        the stores of a tiled kernel, under the ceiling its block size measured."""
+        return self.within_band(measured, predicted) or self.under_ceiling(measured, predicted)
 
     def describe(self, measured: float, predicted: float) -> str:
         """One line: measured against predicted, the expected surplus, its cause and the band."""
@@ -68,8 +85,12 @@ class SurplusEstimate:
         expected = f"{self.expected / measured:.2%}" if measured else "none"
         regime = ("quiet L1: no surplus expected" if self.quiet else
                   f"expected {self.expected:,.0f} ({expected} of measured) from {self.cause}")
+        tiled = ""
+        if not self.within_band(measured, predicted) and self.under_ceiling(measured, predicted):
+            tiled = (f"; above the band but under the {self.ceiling:.1%} that stores waiting for their own "
+                     f"loads measured in tiled blocks of {self.warps} warps or fewer ({TILE_CAUSE})")
         return (f"surplus {surplus:,.0f} wavefronts ({share} of measured); {regime}; band ±{self.band:.0%} "
-                "of measured (docs/rules.md, whole kernels)")
+                f"of measured (docs/rules.md, whole kernels){tiled}")
 
 
 def atomic_burst(sites: Iterable[SiteLoad], threads_per_block: int, arch: str) -> float:
@@ -111,5 +132,15 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
             cause = BURST_CAUSE if expected < rule.quiet * predicted else f"{BURST_CAUSE}, and {cause}"
         expected += burst
     quiet = expected < rule.quiet * predicted
+    warps = -(-threads_per_block // LANES)
+    ceiling = tile_store_ceiling(warps, arch) if op_class == "st" and traffic["l1_fill_sectors"] > 0 else 0.0
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
-                           cause)
+                           cause, ceiling, warps)
+
+
+def tile_store_ceiling(warps: int, arch: str) -> float:
+    """The largest store surplus share measured for tiled blocks of ``warps`` warps (the entry of the
+    smallest measured block size at least as large), 0 for one warp or an architecture without it."""
+    rule = get_arch(arch).surplus
+    sizes = [size for size in sorted(rule.tile_store_ceiling) if size >= warps] if rule else []
+    return rule.tile_store_ceiling[sizes[0]] if rule and sizes and warps >= 2 else 0.0

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bankism.analyze.model import METRICS, Counts, SiteStats, address_level
-from bankism.analyze.surplus import SurplusEstimate
+from bankism.analyze.surplus import TILE_CAUSE, SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
 
 
@@ -228,8 +228,11 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
         wavefronts = report.measured[op_class].wavefronts, report.predicted[op_class].wavefronts
         if conflicts_agree(difference, wavefronts[0] - wavefronts[1]):
             explained = found is None or found.admits(*wavefronts)
+            why = surplus_cause(op_class, found, report.sites, explained)
+            if found is not None and explained and not found.within_band(*wavefronts):
+                why = TILE_CAUSE  # above the band, under what tiled stores of such blocks measured
             return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: {beyond}"
-                    f"{surplus_cause(op_class, found, report.sites, explained)}{scaled}{cause}")
+                    f"{why}{scaled}{cause}")
     if difference > 0:
         return (f"{beyond}measured whole-kernel surplus of {difference:.0f} {metric} ({share}) over the "
                 f"prediction{scaled}{cause}")
