@@ -255,7 +255,7 @@ class LaunchReport:
             "measured_conflicts_explained": self.conflicts_explained(),
             "sampling": self.sampling_advice(),
             "surplus": {c: None if e is None else {"expected": e.expected, "band": e.band, "quiet": e.quiet,
-                                                  "cause": e.cause}
+                                                  "cause": e.cause, "tile_ceiling": e.ceiling}
                         for c, e in self.surplus_estimates().items()},
             "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),
