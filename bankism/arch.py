@@ -32,6 +32,8 @@ INT64_MAX = 2**63 - 1
 LANES_PER_MATRIX = 8
 #: Bytes of one matrix row that ldmatrix/stmatrix move per row address (8 x 16-bit elements).
 MATRIX_ROW_BYTES = 16
+#: Bytes of one L1/L2 sector, the unit of ncu's fill and traffic counts (``sectors``).
+SECTOR_BYTES = 32
 #: The architecture every front end models unless told otherwise.
 DEFAULT_ARCH = "sm_90"
 #: Alignment of the dynamic (extern __shared__) array after the static ones: measured on an H100

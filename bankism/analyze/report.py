@@ -36,7 +36,7 @@ from bankism.analyze.verdict import (
     conflicts_explained,
     unexplained_surplus,
 )
-from bankism.arch import DEFAULT_ARCH
+from bankism.arch import DEFAULT_ARCH, SECTOR_BYTES
 from bankism.timing import LaunchFix, SiteExcess, launch_fix
 from bankism.trace.timeblock import launch_time
 from bankism.trace.views import Launch
@@ -196,6 +196,9 @@ class LaunchReport:
 
     def _estimate_surplus(self) -> dict[str, SurplusEstimate | None]:
         out: dict[str, SurplusEstimate | None] = {}
+        # cp.async's global reads (sectors of 32 bytes, as its lanes' bytes): L1 fills that cause no surplus
+        cp_async = self.scale * sum(s.lanes * s.site.width / SECTOR_BYTES
+                                    for s in self.sites if s.site.op == "ldgsts")
         for op_class in self.classes:
             sites = [s for s in self.sites if s.op_class == op_class]
             if any(s.atomic_op == "cas_spin" for s in sites):
@@ -204,7 +207,7 @@ class LaunchReport:
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
                               s.lanes / s.executions if s.executions else 0.0) for s in sites]
             out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
-                                     self.launch.threads_per_block)
+                                     self.launch.threads_per_block, cp_async)
         return out
 
     def sampling_advice(self) -> str | None:

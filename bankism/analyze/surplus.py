@@ -107,22 +107,28 @@ def atomic_burst(sites: Iterable[SiteLoad], threads_per_block: int, arch: str) -
 
 
 def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, float] | None,
-             blocks_total: int, arch: str, threads_per_block: int = 0) -> SurplusEstimate | None:
+             blocks_total: int, arch: str, threads_per_block: int = 0,
+             cp_async_sectors: float = 0.0) -> SurplusEstimate | None:
     """The expected surplus of ``op_class`` (ld, st, atom) for a launch, or None when it cannot be
-    estimated: no traffic counters, a class without a measured cause, or an architecture without a rule."""
+    estimated: no traffic counters, a class without a measured cause, or an architecture without a rule.
+
+    ``cp_async_sectors``: the global sectors the launch's cp.async (LDGSTS) read, which ncu counts as L1
+    fills too; they are left out, since they were measured not to cause the surplus (run 8: three
+    cp.async GEMMs and a flash attention, 0-8% store surplus where their fills led to expect 9-30%)."""
     rule = get_arch(arch).surplus
     if rule is None or traffic is None or op_class not in rule.busy_band:
         return None
     if any(traffic.get(name) is None for name in NEEDED):
         return None
     loads = [s for s in sites if s.executions > 0]
+    load_fills = max(0.0, traffic["l1_fill_sectors"] - cp_async_sectors)
     predicted = sum(s.wavefronts for s in loads)
     exposure = sum(s.executions * math.sqrt(s.wavefronts / s.executions) for s in loads)
     sm_cycles = traffic["sm_cycles"] * max(1.0, min(traffic["sm_count"], float(blocks_total)))
     warps_per_sm = traffic["warps_active_percent"] / 100 * rule.max_warps_per_sm
     expected = 0.0
     if sm_cycles > 0 and warps_per_sm > rule.min_warps_per_sm:
-        per_cycle = (rule.per_fill_sector[op_class] * traffic["l1_fill_sectors"]
+        per_cycle = (rule.per_fill_sector[op_class] * load_fills
                      + rule.per_store_sector[op_class] * traffic["global_store_sectors"])
         expected = exposure / sm_cycles * per_cycle
     cause = CAUSES[op_class]
@@ -133,7 +139,7 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
         expected += burst
     quiet = expected < rule.quiet * predicted
     warps = -(-threads_per_block // LANES)
-    ceiling = tile_store_ceiling(warps, arch) if op_class == "st" and traffic["l1_fill_sectors"] > 0 else 0.0
+    ceiling = tile_store_ceiling(warps, arch) if op_class == "st" and load_fills > 0 else 0.0
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
                            cause, ceiling, warps)
 

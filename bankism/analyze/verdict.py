@@ -75,6 +75,10 @@ TOLERANCE: dict[str, Allowance] = {
 CONFLICTS_RULE = "measured - predicted conflicts = measured - predicted wavefronts"
 #: What a class's surplus is when ncu's own address-level count equals the prediction.
 BEYOND_ADDRESSES = "beyond the addresses (ncu's own address-level count equals the prediction)"
+#: What shared atomic wavefronts with no instruction, address or bank conflict behind them come from, as
+#: measured (traces/surplus/sm_90_printf_atom.json).
+PRINTF_CAUSE = ("not bank conflicts: device-side printf, which ncu counts as 4-5 shared atomic wavefronts "
+                "per warp and call, with no instruction and no conflict (hw/surplus/printf_atom.cu)")
 #: The ncu metric family behind a class's measured ``addressed`` count (capture.ncu.ADDRESSED_METRICS).
 ADDRESSED_NAME = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<class>"
 #: The same with the matrix ops' count added (``addressed_matrix``: op_ldsm for ld, op_stsm for st).
@@ -141,6 +145,7 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
                 wavefronts = measured.wavefronts
                 slack = TOLERANCE["wavefronts"].surplus * wavefronts if report.scaled else 0.5
                 ok = conflicts_agree(value - guess, wavefronts - predicted[op_class].wavefronts, slack)
+                ok = ok or uncounted_atomic_surplus(report, op_class)
             why = (explain_difference(report, op_class, metric, value, guess) if report.traced
                    else "profiled only: the trace holds no sites or records for this launch")
             caveat = ldgsts_caveat(report.sites, metric) if op_class == "ldgsts" and report.traced else None
@@ -151,6 +156,21 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
         if addressed is not None:
             rows.append(addressed)
     return rows
+
+
+def measured_surplus(report: JudgedLaunch, op_class: str) -> float:
+    """Measured minus predicted wavefronts of a class."""
+    return report.measured[op_class].wavefronts - report.predicted[op_class].wavefronts  # type: ignore[index]
+
+
+def uncounted_atomic_surplus(report: JudgedLaunch, op_class: str) -> bool:
+    """Atomic wavefronts beyond the addresses that ncu counts as no bank conflict: what device printf
+    costs (``PRINTF_CAUSE``). The rules are confirmed (the address-level count and the conflicts equal)."""
+    if op_class != "atom" or report.measured is None or not addressed_matches(report, op_class):
+        return False
+    measured, predicted = report.measured[op_class], report.predicted[op_class]
+    conflicts_equal = abs(measured.conflicts - predicted.conflicts) < 0.5
+    return conflicts_equal and measured.wavefronts - predicted.wavefronts >= 0.5
 
 
 def addressed_matches(report: JudgedLaunch, op_class: str) -> bool:
@@ -199,6 +219,9 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
     scaled = f" (scaled x{report.scale:.4g} from {report.blocks_recorded} of {report.blocks_total} blocks)" \
         if report.scaled else ""
     difference = measured - predicted
+    if abs(difference) < 0.5 and metric == "conflicts" and uncounted_atomic_surplus(report, op_class):
+        surplus = measured_surplus(report, op_class)
+        return f"match{scaled}; the {surplus:.0f} surplus wavefronts are {PRINTF_CAUSE}"
     if abs(difference) < 0.5:
         return f"match{scaled}"
     share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
@@ -220,6 +243,8 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     found = report.surplus_estimates().get(op_class)
     beyond = f"{BEYOND_ADDRESSES}: " if addressed_matches(report, op_class) and difference > 0 else ""
+    if metric == "wavefronts" and uncounted_atomic_surplus(report, op_class):
+        return f"{beyond}surplus {difference:.0f} wavefronts ({share}), {PRINTF_CAUSE}{scaled}{cause}"
     if metric == "wavefronts" and found is not None:
         verdict = "" if found.admits(measured, predicted) else (
             "; outside the band: the launch's traffic does not account for it (not explained)")
@@ -283,7 +308,9 @@ def unexplained_surplus(report: JudgedLaunch) -> list[str]:
             continue
         found = estimates.get(op_class)
         measured = report.measured[op_class].wavefronts
-        if found is None:
+        if uncounted_atomic_surplus(report, op_class):
+            outside = False  # device printf's (PRINTF_CAUSE)
+        elif found is None:
             spin = any(s.atomic_op == "cas_spin" for s in report.sites if s.op_class == op_class)
             outside = spin  # a CAS loop's surplus has no measured cause
         else:

@@ -2,7 +2,10 @@
 """Held-out public programs of issue 21 (device run 5): their analyses, made on the GPU machine by
 hw/surplus/run_call5.sh, reduced to figures in traces/surplus/public_heldout.json.
 
-usage: python hw/surplus/collect_public.py ANALYSES_DIR SOURCES.md [OUT]
+usage: python hw/surplus/collect_public.py ANALYSES_DIR SOURCES.md [OUT [RUN_SCRIPT]]
+
+(run 8's public ldmatrix programs: OUT traces/surplus/public_matrix_heldout.json, RUN_SCRIPT
+hw/surplus/run_call8.sh)
 
 Each ``<name>.analysis.json`` is ``bankism analyze --json`` of a ``bankism record`` of one public program;
 SOURCES.md (kept with the programs, outside the repository) names each program's repository and commit.
@@ -26,8 +29,9 @@ def sources(path: Path) -> dict[str, dict[str, str]]:
     out = {}
     for line in path.read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and re.fullmatch(r"[0-9a-f]{40}", cells[3]):
-            out[cells[0]] = {"repo": cells[1].removeprefix("https://github.com/"), "commit": cells[3]}
+        if len(cells) >= 4 and re.fullmatch(r"[0-9a-f]{40}|unknown", cells[3]):
+            commit = None if cells[3] == "unknown" else cells[3]
+            out[cells[0]] = {"repo": cells[1].removeprefix("https://github.com/"), "commit": commit}
     return out
 
 
@@ -56,6 +60,7 @@ def launch_figures(launch: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     folder, table = Path(sys.argv[1]), sources(Path(sys.argv[2]))
     out = Path(sys.argv[3]) if len(sys.argv) > 3 else Path("traces/surplus/public_heldout.json")
+    script = sys.argv[4] if len(sys.argv) > 4 else "hw/surplus/run_call5.sh"
     programs = []
     for path in sorted(folder.glob("*.analysis.json")):
         name = path.name.removesuffix(".analysis.json")
@@ -65,7 +70,7 @@ def main() -> None:
                                       if launch["measured"] is not None]})
     environment = json.loads(path.read_text())["environment"] if programs else {}
     document = {
-        "description": "Held-out public programs of issue 21 (hw/surplus/run_call5.sh): recorded with "
+        "description": f"Held-out public programs of issue 21 ({script}): recorded with "
                        "bankism record on the H100, analysed there; figures only (the sources stay outside "
                        "the repository). error_points: expected minus measured surplus, in points of "
                        "measured.",

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Device runs 6 and 7 of issue 21 into traces/surplus/sm_90_matrix_addressed.json and sm_90_tile_phase.json.
+"""Device runs 6, 7 and 9 of issue 21 into traces/surplus/sm_90_{matrix_addressed,tile_phase,printf_atom}.json
+(one file each).
 
-usage: python hw/surplus/collect_run6.py   (from the repository root; reads traces/surplus/device/run6, run7)
+usage: python hw/surplus/collect_run6.py   (reads traces/surplus/device/run6, run7, run9)
 
 - sm_90_matrix_addressed.json: ncu's SASS-instrumented address-level wavefronts of LDSM and STSM
   (``..._op_ldsm``/``..._op_stsm``) beside the other ops' (``..._op_ld``/``..._op_st``) and the hardware
@@ -9,6 +10,8 @@ usage: python hw/surplus/collect_run6.py   (from the repository root; reads trac
 - sm_90_tile_phase.json: every launch of the tile-phase probe (hw/surplus/tile_phase.cu; run 6:
   tile_phase_configs.txt, run 7: tile_phase_configs2.txt) and the corpus's tile DGEMM at two sizes and two
   tile sizes (run 7), with the store and load surplus (hardware minus address-level wavefronts).
+- sm_90_printf_atom.json: hw/surplus/printf_atom.cu (run 9): the shared atomic wavefronts device printf
+  calls cost, one launch per (blocks, threads, calls, lanes).
 """
 
 from __future__ import annotations
@@ -136,10 +139,37 @@ def tile_phase() -> dict:
     }
 
 
+def printf_atom() -> dict:
+    launches = []
+    folder = os.path.join(DEVICE, "run9")
+    for name in sorted(os.listdir(folder)):
+        if not (name.startswith("printf_") and name.endswith(".csv")):
+            continue
+        blocks, threads, calls, lanes = (int(v) for v in name[len("printf_"):-len(".csv")].split("_"))
+        (row,) = rows(os.path.join(folder, name))
+        launches.append({"blocks": blocks, "threads": threads, "calls": calls, "lanes": lanes, "metrics": {
+            "atom_instructions": number(row["smsp__sass_inst_executed_op_shared_atom.sum"]),
+            "atom_wavefronts": number(row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum"]),
+            "atom_conflicts": number(row["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_atom.sum"]),
+            "atom_addressed": number(row[SASS + "atom.sum"]),
+            "ld_wavefronts": number(row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"]),
+            "st_wavefronts": number(row["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"]),
+            "global_atom_instructions": number(row["smsp__sass_inst_executed_op_global_atom.sum"]),
+        }})
+    return {
+        "format": "bankism-printf-atom", "version": 1,
+        "description": "device printf and the shared atomic wavefronts ncu counts for it "
+                       "(hw/surplus/printf_atom.cu: the first LANES lanes of every warp call printf CALLS "
+                       "times; nothing else touches shared memory)",
+        "environment": _environment("run9"), "launches": launches,
+    }
+
+
 def main() -> None:
     out = os.path.join(ROOT, "traces", "surplus")
     for name, document in (("sm_90_matrix_addressed.json", matrix_addressed()),
-                           ("sm_90_tile_phase.json", tile_phase())):
+                           ("sm_90_tile_phase.json", tile_phase()),
+                           ("sm_90_printf_atom.json", printf_atom())):
         with open(os.path.join(out, name), "w") as fh:
             json.dump(document, fh, indent=1)
             fh.write("\n")

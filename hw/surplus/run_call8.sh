@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Eighth device run of issue 21 (run 8): held-out public ldmatrix/stmatrix programs, recorded with
+# `bankism record` (which now collects ncu's op_ldsm/op_stsm address-level counts) and analysed there.
+# From the repository root on the GPU machine, carry [".carry/matrix", ".carry/whl"]: .carry/matrix holds
+# programs.txt (name kernel-regex source args...), bin/ (built here with nvcc -O3 -arch=sm_90 -lineinfo)
+# and the sources; they stay outside the repository. Brings back $OUT/run8.tgz.
+set -u
+OUT=${OUT:-/tmp/run8-out}
+C=.carry/matrix
+T0=$(date +%s)
+mkdir -p "$OUT/r/public" build/rec
+chmod +x $C/bin/* 2>/dev/null
+{
+  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
+  echo "--- nvcc"; nvcc --version
+  echo "--- ncu"; ncu --version
+} > "$OUT/r/env.txt" 2>&1
+if ! python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .carry/whl/*.whl
+  export PYTHONPATH=/tmp/site
+fi
+while read -r name regex source args; do
+  [ -z "$name" ] && continue
+  case "$name" in \#*) continue;; esac
+  if [ $(( $(date +%s) - T0 )) -gt "${TOTAL:-480}" ]; then echo "$name skipped (budget)"; continue; fi
+  t=$(date +%s)
+  # shellcheck disable=SC2086
+  timeout 150 python3 -m bankism record -o "$OUT/r/public/$name.json" --kernel "$regex" --launch 0 --blocks auto \
+      --source "$C/$source" --timeout 120 --csv "$OUT/r/public/$name.ncu-raw.csv" \
+      --description "$name (held-out public ldmatrix program, issue 21)" -- $C/bin/$name $args \
+      > "build/rec/public_$name.log" 2>&1
+  echo "public $name rc=$? seconds=$(( $(date +%s) - t ))"
+  grep -a -E "^error|launch [0-9]+:" "build/rec/public_$name.log" | tail -3
+  python3 -m bankism analyze --json "$OUT/r/public/$name.json" > "$OUT/r/public/$name.analysis.json" 2>> "build/rec/public_$name.log"
+  python3 -m bankism analyze "$OUT/r/public/$name.json" 2>&1 | grep -E "^(ld|st|atom) +(wavefronts|addressed)|addressed:" | head -8
+  rm -f "$OUT/r/public/$name.npz"
+done < "$C/programs.txt"
+cp build/rec/*.log "$OUT/r/" 2>/dev/null
+tar -czf "$OUT/run8.tgz" -C "$OUT/r" .
+rm -rf "$OUT/r"
+echo "total seconds $(( $(date +%s) - T0 ))"
