@@ -14,6 +14,14 @@ SASS_OPS = {
     "LDGSTS": "ldgsts",  # cp.async: LDGSTS.E (.ca), .64, .128, .BYPASS (.cg); width from the opcode
 }
 
+#: Generic-pointer families the tracer records when their address is in the shared window: the engine op
+#: the tracer's flags give them is simulated with the LDS/STS rules of the same width. Measured: the generic
+#: 4-byte LD.E of cuda_fp16.h's atomicAdd counts as the LDS of the same lanes (26 probes,
+#: traces/probes/sm_90_atomics.json); WMMA's generic LD.E/.64/.128 and ST.E fragments match ncu's launch
+#: totals (traces/wmma_shapes.json); a public HGEMM's LD.E matches ncu's address-level count (run 10).
+#: Generic atomics (ATOM.E) are not among them: no rule was measured.
+GENERIC_SASS = {"LD": "load", "ST": "store"}
+
 #: ATOMS modifier -> engine atomic_op, the first listed modifier of an opcode deciding. ``CAST`` (with
 #: ``SPIN``) is the compare-and-store of a CAS retry loop; ``POPC`` is ``ATOMS.POPC.INC.32``, what
 #: ``atomicAdd(&s[i], 1)`` compiles to when its result is unused. Every entry is measured on the H100
@@ -61,11 +69,12 @@ def atomic_op_of_sass(opcode: str | None) -> str | None:
 def unmodelled_reason(opcode: str | None) -> str | None:
     """Why a recorded shared-memory instruction with this SASS opcode cannot be simulated, else None.
 
-    An opcode of a family outside SASS_OPS, or an ATOMS opcode naming no measured operation, is
-    unknown; a site without an opcode is classified from the tracer's flags instead.
+    An opcode of a family outside SASS_OPS and GENERIC_SASS, or an ATOMS opcode naming no measured
+    operation, is unknown; a site without an opcode (or a generic one) is classified from the tracer's
+    flags instead.
     """
     parts = opcode_parts(opcode)
-    if not parts:
+    if not parts or parts[0] in GENERIC_SASS:
         return None
     if parts[0] not in SASS_OPS:
         return f"unknown shared-memory opcode {opcode}: no measured rule"
