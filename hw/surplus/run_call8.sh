@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Eighth device run of issue 21 (run 8): held-out public ldmatrix/stmatrix programs, recorded with
+# Eighth device run of issue 21 (run 8; run 10 repeats it on the final code with two cp.async programs more): held-out public ldmatrix/stmatrix programs, recorded with
 # `bankism record` (which now collects ncu's op_ldsm/op_stsm address-level counts) and analysed there.
 # From the repository root on the GPU machine, carry [".carry/matrix", ".carry/whl"]: .carry/matrix holds
 # programs.txt (name kernel-regex source args...), bin/ (built here with nvcc -O3 -arch=sm_90 -lineinfo)
