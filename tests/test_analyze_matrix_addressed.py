@@ -143,3 +143,28 @@ def test_cp_async_fills_are_left_out_of_the_store_estimate():
         st = launch["classes"].get("st")
         if st and st["error_points"] is not None and program["name"] != "simveit_stsm":
             assert abs(st["error_points"]) <= band, (program["name"], st["error_points"])
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "4"])
+def test_a_bad_addressed_matrix_count_in_a_trace_is_one_error_line(tmp_path, value):
+    from tests.helpers import one_line_error, run_cli
+
+    document = json.loads((ROOT / "traces" / "ldmatrix_tile.json").read_text())
+    document["launches"][0]["counters"]["ld"].update(addressed=256, addressed_matrix=value)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    before = path.read_bytes()
+    line = one_line_error(run_cli("analyze", path))
+    assert "counters.ld.addressed_matrix" in line
+    assert path.read_bytes() == before
+
+
+def test_a_fractional_matrix_count_in_ncus_csv_is_refused():
+    from bankism import BankismError
+
+    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
+    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, ADDRESSED_METRICS["ld"],
+                                         ADDRESSED_MATRIX_METRICS["ld"]])
+    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"256"', '"3.5"'])
+    with pytest.raises(BankismError, match=r"t\.csv.*op_ldsm\.sum: '3\.5' is not a whole count"):
+        parse_csv(f"{header}\n{values}\n", "t.csv")

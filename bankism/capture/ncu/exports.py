@@ -174,7 +174,7 @@ def parse_number(text: str, unit: str = "") -> float | None:
 #: Metrics whose values are event counts: whole numbers, read exactly, refused when not a count.
 COUNT_METRICS = frozenset(
     [metric for kind in COUNTER_KINDS for metric in SHARED_METRICS[kind].values()] + list(LAUNCH_METRICS)
-    + list(ADDRESSED_METRICS.values())
+    + list(ADDRESSED_METRICS.values()) + list(ADDRESSED_MATRIX_METRICS.values())
 )
 _COUNT_LIMIT = 2**63 - 1
 
