@@ -17,7 +17,7 @@ SASS_OPS = {
 #: Generic-pointer families the tracer records when their address is in the shared window: the engine op
 #: the tracer's flags give them is simulated with the LDS/STS rules of the same width. Measured: the generic
 #: 4-byte LD.E of cuda_fp16.h's atomicAdd counts as the LDS of the same lanes (26 probes,
-#: traces/probes/sm_90_atomics.json); WMMA's generic LD.E/.64/.128 and ST.E fragments match ncu's launch
+#: traces/probes/sm_90_atomics.json); WMMA's generic LD.E/.64 and ST.E/.64/.128 fragments match ncu's launch
 #: totals (traces/wmma_shapes.json); a public HGEMM's LD.E matches ncu's address-level count (run 10).
 #: Generic atomics (ATOM.E) are not among them: no rule was measured.
 GENERIC_SASS = {"LD": "load", "ST": "store"}

@@ -168,3 +168,13 @@ def test_a_fractional_matrix_count_in_ncus_csv_is_refused():
     values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"256"', '"3.5"'])
     with pytest.raises(BankismError, match=r"t\.csv.*op_ldsm\.sum: '3\.5' is not a whole count"):
         parse_csv(f"{header}\n{values}\n", "t.csv")
+
+
+def test_a_generic_opcode_recorded_as_another_op_stays_unmodelled():
+    from bankism.analyze.batching import site_unmodelled_reason
+    from bankism.trace.views import TraceSite
+
+    assert site_unmodelled_reason(TraceSite(0, "load", 4, sass="LD.E"), "sm_90") is None
+    assert site_unmodelled_reason(TraceSite(0, "store", 16, sass="ST.E.128"), "sm_90") is None
+    reason = site_unmodelled_reason(TraceSite(0, "atomic", 4, sass="LD.E"), "sm_90")
+    assert reason and "only generic loads and stores" in reason

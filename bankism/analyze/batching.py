@@ -24,7 +24,7 @@ from bankism.analyze.report import LaunchReport, TraceReport
 from bankism.arch import LANES, MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
-from bankism.isa import DEFAULT_ATOMIC_OP, unmodelled_reason
+from bankism.isa import DEFAULT_ATOMIC_OP, GENERIC_SASS, unmodelled_reason
 from bankism.trace import RecordChunk, Trace, blocks_recorded_count, window_end
 from bankism.trace.validate import address_error, linear_blocks, site_slots
 from bankism.trace.views import Launch, TraceSite
@@ -77,6 +77,10 @@ def site_unmodelled_reason(site: TraceSite, arch: str) -> str | None:
     reason = unmodelled_reason(site.sass)
     if reason:
         return reason
+    family = site.sass.split(".")[0].upper() if site.sass else None
+    if family in GENERIC_SASS and site.op != GENERIC_SASS[family]:
+        return (f"generic {site.sass} recorded as a shared {site.op}: only generic loads and stores were "
+                "measured")
     width = MATRIX_ROW_BYTES if site.op in MATRIX_OPS else site.width
     try:
         get_arch(arch).rule(site.op, width, site.atomic_op or DEFAULT_ATOMIC_OP)
