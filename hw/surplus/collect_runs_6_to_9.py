@@ -2,7 +2,7 @@
 """Device runs 6, 7 and 9 of issue 21 into traces/surplus/sm_90_{matrix_addressed,tile_phase,printf_atom}.json
 (one file each).
 
-usage: python hw/surplus/collect_run6.py   (reads traces/surplus/device/run6, run7, run9)
+usage: python hw/surplus/collect_runs_6_to_9.py   (reads traces/surplus/device/run6, run7, run9)
 
 - sm_90_matrix_addressed.json: ncu's SASS-instrumented address-level wavefronts of LDSM and STSM
   (``..._op_ldsm``/``..._op_stsm``) beside the other ops' (``..._op_ld``/``..._op_st``) and the hardware
