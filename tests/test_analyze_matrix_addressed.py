@@ -178,3 +178,22 @@ def test_a_generic_opcode_recorded_as_another_op_stays_unmodelled():
     assert site_unmodelled_reason(TraceSite(0, "store", 16, sass="ST.E.128"), "sm_90") is None
     reason = site_unmodelled_reason(TraceSite(0, "atomic", 4, sass="LD.E"), "sm_90")
     assert reason and "only generic loads and stores" in reason
+
+
+def test_diverse_public_programs_agree_and_their_address_level_count_equals_the_rules():
+    """Eight more public programs from eight repositories (run 11, traces/surplus/public_diverse_heldout.json:
+    a radix sort, a scan, two n-body codes, a warp-synchronous reduction, a Sobel filter, k-means with float
+    shared atomics, a cooperative-groups reduction): every launch agrees with ncu, and the address-level
+    count equals the rules in all 17 classes (two launches scaled from 22 and 43 of their blocks)."""
+    document = json.loads((ROOT / "traces" / "surplus" / "public_diverse_heldout.json").read_text())
+    programs = document["programs"]
+    assert len(programs) == 8 and len({p["repo"] for p in programs}) == 8
+    classes = 0
+    for program in programs:
+        (launch,) = program["launches"]
+        assert launch["agrees"] is True, program["name"]
+        for kind, figures in launch["classes"].items():
+            measured, predicted = figures["measured"]["addressed"], figures["predicted"]["addressed"]
+            assert measured == predicted, (program["name"], kind)
+            classes += 1
+    assert classes == 17

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Eighth device run of issue 21 (run 8; run 10 repeats it on the final code with two cp.async programs more): held-out public ldmatrix/stmatrix programs, recorded with
-# `bankism record` (which now collects ncu's op_ldsm/op_stsm address-level counts) and analysed there.
+# Device runs 8, 10 and 11 of issue 21: held-out public programs (ldmatrix/stmatrix and cp.async in runs 8
+# and 10, diverse shared-memory use in run 11), recorded with `bankism record` (which collects ncu's
+# op_ldsm/op_stsm address-level counts) and analysed there.
 # From the repository root on the GPU machine, carry [".carry/matrix", ".carry/whl"]: .carry/matrix holds
 # programs.txt (name kernel-regex source args...), bin/ (built here with nvcc -O3 -arch=sm_90 -lineinfo)
 # and the sources; they stay outside the repository. Brings back $OUT/run8.tgz.
@@ -28,7 +29,7 @@ while read -r name regex source args; do
   # shellcheck disable=SC2086
   timeout 150 python3 -m bankism record -o "$OUT/r/public/$name.json" --kernel "$regex" --launch 0 --blocks auto \
       --source "$C/$source" --timeout 120 --csv "$OUT/r/public/$name.ncu-raw.csv" \
-      --description "$name (held-out public ldmatrix program, issue 21)" -- $C/bin/$name $args \
+      --description "$name (held-out public program, issue 21)" -- $C/bin/$name $args \
       > "build/rec/public_$name.log" 2>&1
   echo "public $name rc=$? seconds=$(( $(date +%s) - t ))"
   grep -a -E "^error|launch [0-9]+:" "build/rec/public_$name.log" | tail -3
