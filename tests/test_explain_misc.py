@@ -181,3 +181,31 @@ def test_correctly_rounded_reciprocal_and_square_root_give_strides():
     check_site(site(report, 8, "s", "store"), {0: (BASE + 4 * 33 * lane).reshape(1, 32)}, 4, "store")
     assert site(report, 7, "s", "store")["wavefronts"] == 8
     assert site(report, 8, "s", "store")["wavefronts"] == 1
+
+
+def test_32_byte_vectors_move_as_two_16_byte_accesses():
+    """double4 / longlong4 in shared memory: nvcc splits each access into two 16-byte ones at offsets 0
+    and 16 (STS.128 / LDS.128; a public n-body kernel's SASS and its H100 trace: 8 wavefronts per
+    instruction for a 32-byte stride, as here)."""
+    report = run(MISC / "wide_vectors.cu")
+    t = np.arange(64)
+
+    def rows(base: int, elements: np.ndarray) -> dict[int, np.ndarray]:
+        return {w: np.stack([base + 32 * elements[32 * w: 32 * w + 32] + piece for piece in (0, 16)])
+                for w in range(2)}
+
+    key_base = BASE + 64 * 32
+    check_site(site(report, 10, "tile", "store"), rows(BASE, t), 16, "store")
+    check_site(site(report, 11, "key_tile", "store"), rows(key_base, 63 - t), 16, "store")
+    check_site(site(report, 13, "tile", "load"), rows(BASE, t ^ 1), 16, "load")
+    check_site(site(report, 15, "key_tile", "load"), rows(key_base, t), 16, "load")
+    assert all(s["instructions"] == 4 and s["wavefronts"] == 32 for s in report["sites"])
+
+
+def test_a_24_byte_vector_in_shared_memory_is_still_refused(tmp_path):
+    source = (MISC / "wide_vectors.cu").read_text()
+    source = source.replace("double4", "double3").replace("longlong4", "longlong3")
+    path = tmp_path / "d3.cu"
+    path.write_text(source)
+    with pytest.raises(BankismError, match="24-byte double3 access to shared memory"):
+        run(path)

@@ -44,7 +44,7 @@ from bankism.explain.simt.values import (
 )
 
 #: The widest shared-memory access (bytes).
-_WIDEST = 16
+WIDEST_ACCESS = _WIDEST = 16
 
 
 @dataclass(frozen=True)
@@ -158,7 +158,7 @@ class StructCopies:
         access one warp-instruction); returns the element addresses."""
         addresses, parts = self._copy_accesses(target, mask)
         for offset, width in parts:
-            lane_type = _access_type(target.type, offset, width)
+            lane_type = access_type(target.type, offset, width)
             site = self._copy_node(target.node, width)
             part = MemLV(target.region, target.offset + offset, lane_type, site, target.known, target.taint)
             self.record_shared_access(part, mask, op)
@@ -237,7 +237,7 @@ class StructCopies:
         raise Failure(node, f"unsupported construct: {t} in a struct copied to shared memory")
 
 
-def _access_type(t: CType, offset: int, width: int) -> CType:
+def access_type(t: CType, offset: int, width: int) -> CType:
     """The type one access of a struct copy moves: the member there, or a vector of its
     scalars (``float4`` for four floats, ``double2`` for two doubles)."""
     scalar = _scalar_at(t, offset)
