@@ -209,3 +209,26 @@ def test_a_24_byte_vector_in_shared_memory_is_still_refused(tmp_path):
     path.write_text(source)
     with pytest.raises(BankismError, match="24-byte double3 access to shared memory"):
         run(path)
+
+
+def test_a_shared_window_address_kept_in_a_pointer_feeds_inline_ptx():
+    """reinterpret_cast<half2 *>(__cvta_generic_to_shared(p)) as the "l" operand of cp.async and ldmatrix
+    (a public cp.async HGEMM writes it so; explain then equals the H100's address-level counts per block of
+    that kernel: 49,152 ld, 16,384 st and 4,096 ldgsts wavefronts). Pointer arithmetic on it steps by the
+    element (window + 4 is 16 bytes on)."""
+    report = run(MISC / "window_pointer.cu")
+    lane = np.arange(32)
+    copy = next(s for s in report["sites"] if s["op"] == "ldgsts")
+    check_site(copy, {0: (BASE + 80 * (lane // 4) + 16 * (lane % 4)).reshape(1, 32)}, 16, "ldgsts")
+    matrix = next(s for s in report["sites"] if s["op"] == "ldmatrix")
+    assert matrix["instructions"] == 1 and matrix["wavefronts"] == 4
+    assert matrix["warps"][0]["lane_addresses"] == [int(a) for a in BASE + 80 * lane + 16]
+
+
+def test_c_cannot_dereference_a_shared_window_address_kept_in_a_pointer(tmp_path):
+    source = (MISC / "window_pointer.cu").read_text().replace(
+        "(float)(r0 ^ r1 ^ r2 ^ r3);", "(float)(r0 ^ r1 ^ r2 ^ r3) + __low2float(window[1]);")
+    path = tmp_path / "deref.cu"
+    path.write_text(source)
+    with pytest.raises(BankismError, match="through a shared-window address .* cast to a pointer"):
+        run(path)

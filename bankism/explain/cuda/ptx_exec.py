@@ -37,6 +37,7 @@ from bankism.explain.cuda.ptx_types import (
 )
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.memory import SHARED_WINDOW
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -88,6 +89,10 @@ class InlinePtx(PtxSharedMemory):
 
     def _operand_value(self, operand: AsmOperand, mask: Mask) -> Value:
         value = self.eval(operand.expr, mask)
+        if isinstance(value, Pointer) and value.region is SHARED_WINDOW:  # a window address in a pointer
+            address = np.asarray(value.offset).astype(np.uint64)
+            address = address if address.ndim else np.uint64(address)
+            value = Scalar(C.ULONG, address, value.known, None, value.taint)
         if isinstance(value, Pointer):
             if operand.constraint != "l":
                 raise Failure(operand, f'a pointer as asm operand "{operand.constraint}" (pointers need "l")')

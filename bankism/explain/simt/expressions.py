@@ -12,7 +12,7 @@ from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import GlobalArray, MemLV, TypeAlias, Variable, VarLV
 from bankism.explain.simt.ctype import CType
-from bankism.explain.simt.memory import GlobalMatrix, LocalArray, SharedVariable
+from bankism.explain.simt.memory import SHARED_WINDOW, GlobalMatrix, LocalArray, SharedVariable
 from bankism.explain.simt.records import method_path
 from bankism.explain.simt.struct_copy import designates_memory
 from bankism.explain.simt.values import (
@@ -387,6 +387,12 @@ class Expressions:
         if t.kind == "ptr":
             if isinstance(value, Pointer):
                 return Pointer(t, value.region, value.offset, value.known, value.taint)
+            if isinstance(value, Scalar) and value.type.is_integer and value.type.size == 8:
+                # reinterpret_cast<T *>(__cvta_generic_to_shared(p)): a shared-window address kept in a
+                # pointer for inline PTX (cp.async, ldmatrix); C never dereferences it
+                offset = np.asarray(value.data).astype(np.int64)
+                return Pointer(t, SHARED_WINDOW, offset if offset.ndim else np.int64(offset), value.known,
+                               value.taint)
             raise Failure(expr, "unsupported construct: integer converted to a pointer")
         if t.kind == "vec":
             return self.coerce(value, t, expr)

@@ -22,6 +22,7 @@ from bankism.explain.simt.bindings import (
 from bankism.explain.simt.calls import returned_lvalue
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import (
+    SHARED_WINDOW,
     GlobalMatrix,
     LocalArray,
     SharedVariable,
@@ -52,6 +53,11 @@ from bankism.explain.simt.values import (
     select,
     src_per_thread,
 )
+
+#: Why C cannot read or write through a shared-window address kept in a pointer.
+WINDOW_ACCESS = ("unsupported construct: memory access through a shared-window address "
+                 "(__cvta_generic_to_shared) cast to a pointer: only inline PTX with a .shared address "
+                 "takes it")
 
 
 class Lvalues:
@@ -224,6 +230,8 @@ class Lvalues:
 
     def memory_read(self, target: MemLV, mask: Mask, op: str) -> Value:
         region, t = target.region, target.type
+        if region is SHARED_WINDOW:
+            raise Failure(target.node, WINDOW_ACCESS)
         if isinstance(region, SharedVariable):
             addresses = self.record_shared_access(target, mask, op)
             return self._shared_read(addresses, t)
@@ -376,6 +384,8 @@ class Lvalues:
         t = target.type
         value = self.coerce(value, t, node)
         region = target.region
+        if region is SHARED_WINDOW:
+            raise Failure(node, WINDOW_ACCESS)
         if isinstance(region, SharedVariable):
             if isinstance(value, Struct):
                 self.shared_struct_store(target, value, mask, node)

@@ -42,6 +42,19 @@ class SharedVariable:
 
 
 @dataclass(eq=False)
+class SharedWindow:
+    """What a shared-window address (``__cvta_generic_to_shared``) cast to a pointer points into: the
+    window itself, offset = the address. Only PTX takes it (as the address of a state-space
+    instruction); C cannot read or write through it."""
+
+    name: str = "the shared window"
+
+
+#: The one shared-window region every such pointer refers to.
+SHARED_WINDOW = SharedWindow()
+
+
+@dataclass(eq=False)
 class GlobalMatrix:
     """A global-memory array named after the kernel parameter that points to it."""
 
