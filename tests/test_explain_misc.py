@@ -225,6 +225,15 @@ def test_a_shared_window_address_kept_in_a_pointer_feeds_inline_ptx():
     assert matrix["warps"][0]["lane_addresses"] == [int(a) for a in BASE + 80 * lane + 16]
 
 
+def test_a_shared_window_pointer_cast_back_to_an_integer_is_the_address(tmp_path):
+    source = (MISC / "window_pointer.cu").read_text().replace(
+        '"l"(window + 4));', '"r"(static_cast<unsigned>(reinterpret_cast<size_t>(window + 4))));')
+    path = tmp_path / "back.cu"
+    path.write_text(source)
+    matrix = next(s for s in run(path)["sites"] if s["op"] == "ldmatrix")
+    assert matrix["warps"][0]["lane_addresses"] == [int(a) for a in BASE + 80 * np.arange(32) + 16]
+
+
 def test_c_cannot_dereference_a_shared_window_address_kept_in_a_pointer(tmp_path):
     source = (MISC / "window_pointer.cu").read_text().replace(
         "(float)(r0 ^ r1 ^ r2 ^ r3);", "(float)(r0 ^ r1 ^ r2 ^ r3) + __low2float(window[1]);")

@@ -400,6 +400,9 @@ class Expressions:
             if t.kind == "void":
                 return constant(C.INT, 0)
             raise Failure(expr, f"unsupported construct: cast to {t}")
+        if isinstance(value, Pointer) and value.region is SHARED_WINDOW and t.is_integer:
+            # the shared-window address it was made from
+            return convert(Scalar(C.LONG, value.offset, value.known, None, value.taint), t)
         if isinstance(value, Pointer) and isinstance(value.region, GlobalMatrix) and t.is_integer:
             # `reinterpret_cast<size_t>(p) % 16` (an alignment test): where global memory lies is
             # not known, so neither is the address

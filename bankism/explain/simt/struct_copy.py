@@ -44,7 +44,7 @@ from bankism.explain.simt.values import (
 )
 
 #: The widest shared-memory access (bytes).
-WIDEST_ACCESS = _WIDEST = 16
+WIDEST_ACCESS = 16
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def accesses(t: CType, alignment: int, node: S.Node) -> list[tuple[int, int]]:
         for count in (4, 2):
             width = size * count
             run = pieces[i:i + count]
-            if (width <= _WIDEST and len(run) == count and width <= alignment and offset % width == 0
+            if (width <= WIDEST_ACCESS and len(run) == count and width <= alignment and offset % width == 0
                     and all(p == (offset + k * size, size) for k, p in enumerate(run))):
                 out.append((offset, width))
                 i += count
@@ -134,7 +134,7 @@ def designates_memory(machine: object, expr: S.Expr) -> bool:
 
 
 def _pow2(value: int) -> int:
-    return value & -value if value else _WIDEST
+    return value & -value if value else WIDEST_ACCESS
 
 
 class StructCopies:
@@ -148,8 +148,8 @@ class StructCopies:
             raise Failure(target.node, f"the address depends on {target.taint}, which bankism does not know")
         addresses = per_thread(np.asarray(target.offset, np.int64), self.threads) + region.base
         running = addresses[mask.arr]
-        alignment = min(_WIDEST, _pow2(target.type.size))
-        for value in np.unique(running % _WIDEST):
+        alignment = min(WIDEST_ACCESS, _pow2(target.type.size))
+        for value in np.unique(running % WIDEST_ACCESS):
             alignment = min(alignment, _pow2(int(value)))
         return addresses, accesses(target.type, alignment, target.node)
 
