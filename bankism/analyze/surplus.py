@@ -113,8 +113,8 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
     estimated: no traffic counters, a class without a measured cause, or an architecture without a rule.
 
     ``cp_async_sectors``: the global sectors the launch's cp.async (LDGSTS) read, which ncu counts as L1
-    fills too; they are left out, since they were measured not to cause the surplus (run 8: three
-    cp.async GEMMs and a flash attention, 0-8% store surplus where their fills led to expect 9-30%)."""
+    fills too; they are left out, since they were measured not to cause the surplus (run 8: two cp.async
+    GEMMs and a flash attention, 0-8% store surplus where their fills led to expect 9-30%)."""
     rule = get_arch(arch).surplus
     if rule is None or traffic is None or op_class not in rule.busy_band:
         return None
