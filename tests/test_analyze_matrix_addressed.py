@@ -197,3 +197,22 @@ def test_diverse_public_programs_agree_and_their_address_level_count_equals_the_
             assert measured == predicted, (program["name"], kind)
             classes += 1
     assert classes == 17
+
+
+def test_public_python_programs_agree_and_their_address_level_count_equals_the_rules():
+    """Four public Python programs from four repositories, recorded whole (run 12,
+    traces/surplus/public_python_heldout.json): a Triton matmul (its tiles through cp.async and ldmatrix) and
+    softmax, a Numba tiled matmul (scaled from 66 of 4,096 blocks) and a Numba transpose. Every launch agrees
+    and the address-level count, LDSM included, equals the rules in all 8 classes."""
+    document = json.loads((ROOT / "traces" / "surplus" / "public_python_heldout.json").read_text())
+    programs = document["programs"]
+    assert len(programs) == 4 and len({p["repo"] for p in programs}) == 4
+    for program in programs:
+        (launch,) = program["launches"]
+        assert launch["agrees"] is True, program["name"]
+        for kind in ("ld", "st"):
+            measured, predicted = launch["classes"][kind]["measured"], launch["classes"][kind]["predicted"]
+            assert measured["addressed"] + measured["addressed_matrix"] == \
+                predicted["addressed"] + predicted.get("addressed_matrix", 0), (program["name"], kind)
+    matmul = next(p for p in programs if p["name"] == "tri_matmul")["launches"][0]["classes"]["ld"]
+    assert matmul["measured"]["addressed_matrix"] == matmul["predicted"]["addressed_matrix"] == 16384

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Device runs 8, 10 and 11 of issue 21: held-out public programs (ldmatrix/stmatrix and cp.async in runs 8
-# and 10, diverse shared-memory use in run 11), recorded with `bankism record` (which collects ncu's
-# op_ldsm/op_stsm address-level counts) and analysed there.
+# Device runs 8, 10, 11 and 12 of issue 21: held-out public programs (ldmatrix/stmatrix and cp.async in
+# runs 8 and 10, diverse shared-memory use in run 11, Python programs with Triton, Numba and CuPy in run
+# 12), recorded with `bankism record` (which collects ncu's op_ldsm/op_stsm address-level counts) and
+# analysed there.
 # From the repository root on the GPU machine, carry [".carry/matrix", ".carry/whl"]: .carry/matrix holds
 # programs.txt (name kernel-regex source args...), bin/ (built here with nvcc -O3 -arch=sm_90 -lineinfo)
 # and the sources; they stay outside the repository. Brings back $OUT/run8.tgz.
 set -u
+export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/run8-out}
 C=.carry/matrix
 T0=$(date +%s)
@@ -26,10 +28,12 @@ while read -r name regex source args; do
   case "$name" in \#*) continue;; esac
   if [ $(( $(date +%s) - T0 )) -gt "${TOTAL:-480}" ]; then echo "$name skipped (budget)"; continue; fi
   t=$(date +%s)
+  # a Python program (run 12) is its own source; anything else is a binary in bin/
+  case "$source" in *.py) program="python3 $C/$source";; *) program="$C/bin/$name";; esac
   # shellcheck disable=SC2086
   timeout 150 python3 -m bankism record -o "$OUT/r/public/$name.json" --kernel "$regex" --launch 0 --blocks auto \
       --source "$C/$source" --timeout 120 --csv "$OUT/r/public/$name.ncu-raw.csv" \
-      --description "$name (held-out public program, issue 21)" -- $C/bin/$name $args \
+      --description "$name (held-out public program, issue 21)" -- $program $args \
       > "build/rec/public_$name.log" 2>&1
   echo "public $name rc=$? seconds=$(( $(date +%s) - t ))"
   grep -a -E "^error|launch [0-9]+:" "build/rec/public_$name.log" | tail -3
