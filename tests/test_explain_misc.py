@@ -241,3 +241,15 @@ def test_c_cannot_dereference_a_shared_window_address_kept_in_a_pointer(tmp_path
     path.write_text(source)
     with pytest.raises(BankismError, match="through a shared-window address .* cast to a pointer"):
         run(path)
+
+
+def test_an_integer_that_is_no_shared_window_address_stays_refused_as_a_pointer(tmp_path):
+    """Only a known address inside the block's shared arrays may become a pointer (a kernel parameter
+    cast to a pointer, or an address past the arrays, is refused as before)."""
+    source = (MISC / "window_pointer.cu").read_text().replace(
+        "reinterpret_cast<half2*>(__cvta_generic_to_shared(&tile[threadIdx.x][0]))",
+        "reinterpret_cast<half2*>(__cvta_generic_to_shared(&tile[threadIdx.x][0]) + 65536)")
+    path = tmp_path / "far.cu"
+    path.write_text(source)
+    with pytest.raises(BankismError, match="integer converted to a pointer"):
+        run(path)

@@ -36,6 +36,7 @@ from bankism.explain.simt.values import (
     forget,
     logical_not,
     negate,
+    per_thread,
     select,
     unknown,
 )
@@ -387,7 +388,7 @@ class Expressions:
         if t.kind == "ptr":
             if isinstance(value, Pointer):
                 return Pointer(t, value.region, value.offset, value.known, value.taint)
-            if isinstance(value, Scalar) and value.type.is_integer and value.type.size == 8:
+            if isinstance(value, Scalar) and self._window_address(value, mask):
                 # reinterpret_cast<T *>(__cvta_generic_to_shared(p)): a shared-window address kept in a
                 # pointer for inline PTX (cp.async, ldmatrix); C never dereferences it
                 offset = np.asarray(value.data).astype(np.int64)
@@ -410,6 +411,15 @@ class Expressions:
         if expr.style == "reinterpret":
             raise Failure(expr, "unsupported construct: reinterpret_cast to a non-pointer type")
         return self.coerce(value, t, expr)
+
+    def _window_address(self, value: Scalar, mask: Mask) -> bool:
+        """Whether a 64-bit integer is, in every running thread, a known address inside the block's
+        shared arrays (what ``__cvta_generic_to_shared`` gives), so that a pointer may keep it."""
+        if not (value.type.is_integer and value.type.size == 8) or not all_known(value.known, mask):
+            return False
+        end = max((array.base + array.size for array in self.shared_arrays), default=0)
+        running = per_thread(np.asarray(value.data).astype(np.int64), self.threads)[mask.arr]
+        return bool(running.size) and bool(((running >= 0) & (running < end)).all())
 
     def struct_unary(self, op: str, value: Struct, expr: S.Node, mask: Mask) -> Value:
         methods = [
