@@ -32,7 +32,6 @@ from bankism.explain.simt.memory import (
     local_store,
 )
 from bankism.explain.simt.punning import read_as, reinterpreted, write_as
-from bankism.explain.simt.struct_copy import WIDEST_ACCESS, access_type
 from bankism.explain.simt.values import (
     Closure,
     Failure,
@@ -272,9 +271,8 @@ class Lvalues:
         threads that run, and records the warp-instructions at the lvalue's site."""
         region: SharedVariable = target.region
         t = target.type
-        wide = t.kind == "vec" and t.size > WIDEST_ACCESS and t.size % WIDEST_ACCESS == 0
-        if wide and op in ("load", "store"):
-            return self._record_wide_vector(target, mask, op)
+        if t.kind == "vec" and t.size not in (1, 2, 4, 8, 16) and op in ("load", "store"):
+            return self._record_split_vector(target, mask, op)
         if t.kind == "vec" and t.size not in (1, 2, 4, 8, 16):
             raise Failure(
                 target.node,
@@ -331,18 +329,15 @@ class Lvalues:
         )
         return np.where(mask.arr, addresses, region.base) if not mask.full else addresses
 
-    def _record_wide_vector(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
-        """A 32-byte vector (``double4``, ``longlong4``): nvcc moves it as 16-byte accesses, one
-        warp-instruction each at consecutive offsets (SASS of a public n-body kernel: two STS.128 per
-        ``double4`` store, two LDS.128 per load; traces/surplus/public_diverse_heldout.json)."""
-        first = None
-        for offset in range(0, target.type.size, WIDEST_ACCESS):
-            piece = access_type(target.type, offset, WIDEST_ACCESS)
-            part = MemLV(target.region, target.offset + offset, piece, target.node, target.known,
-                         target.taint)
-            addresses = self.record_shared_access(part, mask, op)
-            first = addresses if first is None else first
-        return first
+    def _record_split_vector(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
+        """A vector no single instruction moves (``float3``, ``double3``, ``double4``): nvcc moves it
+        component by component, merging neighbours into one access as far as the address's alignment
+        allows, as it copies a struct (``struct_copy``): a 12-byte-strided ``float3`` as three 32-bit
+        accesses, a ``double4`` as two 128-bit ones (SASS and H100 traces of two public n-body kernels:
+        three STS/LDS per float3, two STS.128/LDS.128 per double4;
+        traces/surplus/public_diverse_heldout.json)."""
+        addresses = self._record_copy(target, mask, op)  # type: ignore[attr-defined]
+        return np.where(mask.arr, addresses, target.region.base) if not mask.full else addresses
 
     def _thread_name(self, lane: int) -> str:
         return f"({int(self.tx[lane])},{int(self.ty[lane])},{int(self.tz[lane])})"

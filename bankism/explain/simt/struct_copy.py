@@ -44,7 +44,7 @@ from bankism.explain.simt.values import (
 )
 
 #: The widest shared-memory access (bytes).
-WIDEST_ACCESS = 16
+_WIDEST = 16
 
 
 @dataclass(frozen=True)
@@ -102,7 +102,7 @@ def accesses(t: CType, alignment: int, node: S.Node) -> list[tuple[int, int]]:
         for count in (4, 2):
             width = size * count
             run = pieces[i:i + count]
-            if (width <= WIDEST_ACCESS and len(run) == count and width <= alignment and offset % width == 0
+            if (width <= _WIDEST and len(run) == count and width <= alignment and offset % width == 0
                     and all(p == (offset + k * size, size) for k, p in enumerate(run))):
                 out.append((offset, width))
                 i += count
@@ -134,7 +134,7 @@ def designates_memory(machine: object, expr: S.Expr) -> bool:
 
 
 def _pow2(value: int) -> int:
-    return value & -value if value else WIDEST_ACCESS
+    return value & -value if value else _WIDEST
 
 
 class StructCopies:
@@ -148,8 +148,8 @@ class StructCopies:
             raise Failure(target.node, f"the address depends on {target.taint}, which bankism does not know")
         addresses = per_thread(np.asarray(target.offset, np.int64), self.threads) + region.base
         running = addresses[mask.arr]
-        alignment = min(WIDEST_ACCESS, _pow2(target.type.size))
-        for value in np.unique(running % WIDEST_ACCESS):
+        alignment = min(_WIDEST, _pow2(target.type.size))
+        for value in np.unique(running % _WIDEST):
             alignment = min(alignment, _pow2(int(value)))
         return addresses, accesses(target.type, alignment, target.node)
 
@@ -158,7 +158,7 @@ class StructCopies:
         access one warp-instruction); returns the element addresses."""
         addresses, parts = self._copy_accesses(target, mask)
         for offset, width in parts:
-            lane_type = access_type(target.type, offset, width)
+            lane_type = _access_type(target.type, offset, width)
             site = self._copy_node(target.node, width)
             part = MemLV(target.region, target.offset + offset, lane_type, site, target.known, target.taint)
             self.record_shared_access(part, mask, op)
@@ -237,7 +237,7 @@ class StructCopies:
         raise Failure(node, f"unsupported construct: {t} in a struct copied to shared memory")
 
 
-def access_type(t: CType, offset: int, width: int) -> CType:
+def _access_type(t: CType, offset: int, width: int) -> CType:
     """The type one access of a struct copy moves: the member there, or a vector of its
     scalars (``float4`` for four floats, ``double2`` for two doubles)."""
     scalar = _scalar_at(t, offset)

@@ -1,6 +1,6 @@
 // bankism test kernel: 32-byte vectors in shared memory. nvcc moves a double4 or a longlong4 as two
 // 16-byte accesses at offsets 0 and 16 (STS.128 / LDS.128, as a public n-body kernel's SASS shows).
-// A double3 (24 bytes) is still refused.
+// The tests also make it a double3 / float3 kernel: three 64-bit or 32-bit accesses.
 #include <cuda_runtime.h>
 
 __global__ void wide_vectors(const double4* in, double4* out, const longlong4* keys, longlong4* sorted)
