@@ -55,3 +55,14 @@ def one_line_error(ran: Ran) -> str:
     lines = ran.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), ran.stderr
     return lines[0]
+
+
+def ncu_raw_csv(extra: dict[str, str]) -> str:
+    """A one-launch ncu ``--page raw`` CSV: every shared-memory counter of ld, st and atom at 2, then the
+    ``extra`` metrics with their values as ncu prints them (``"3,072"``)."""
+    from bankism.capture.ncu import SHARED_METRICS
+
+    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
+    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, *extra])
+    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + [f'"{v}"' for v in extra.values()])
+    return f"{header}\n{values}\n"

@@ -14,10 +14,11 @@ import pytest
 from rich.console import Console
 
 from bankism import analyze
-from bankism.capture.ncu import ADDRESSED_METRICS, SHARED_METRICS, all_metrics, parse_csv
+from bankism.capture.ncu import ADDRESSED_METRICS, all_metrics, parse_csv
 from bankism.cli.analyze_render import print_report
 from bankism.trace import open_trace, save
 from tests.builders import FULL, launch, site, strided, trace
+from tests.helpers import ncu_raw_csv
 
 #: Two stores of a full warp: one conflict-free (1 wavefront), one 32-way (32 wavefronts).
 ROWS = [((0, 0, 0), 0, 0, FULL, strided(4)), ((0, 0, 0), 1, 1, FULL, strided(128))]
@@ -44,10 +45,7 @@ def _rows(report):
 
 def test_profile_asks_ncu_for_the_instrumented_count_and_reads_it():
     assert set(ADDRESSED_METRICS.values()) <= set(all_metrics())
-    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
-    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, ADDRESSED_METRICS["st"]])
-    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"33"'])
-    found = parse_csv(f"{header}\n{values}\n", "t.csv")[0].counters()
+    found = parse_csv(ncu_raw_csv({ADDRESSED_METRICS["st"]: "33"}), "t.csv")[0].counters()
     assert found["st"]["addressed"] == 33
     assert "addressed" not in found["ld"]  # ncu did not report it: left out, never 0
 
@@ -162,8 +160,5 @@ def test_a_bad_addressed_count_in_a_trace_is_one_error_line(tmp_path, value):
 def test_a_fractional_addressed_count_in_ncus_csv_is_refused():
     from bankism import BankismError
 
-    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
-    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, ADDRESSED_METRICS["st"]])
-    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"33.5"'])
     with pytest.raises(BankismError, match=r"t\.csv.*op_st\.sum: '33\.5' is not a whole count"):
-        parse_csv(f"{header}\n{values}\n", "t.csv")
+        parse_csv(ncu_raw_csv({ADDRESSED_METRICS["st"]: "33.5"}), "t.csv")

@@ -17,11 +17,11 @@ from bankism import analyze
 from bankism.capture.ncu import (
     ADDRESSED_MATRIX_METRICS,
     ADDRESSED_METRICS,
-    SHARED_METRICS,
     all_metrics,
     parse_csv,
 )
 from bankism.trace import load, open_trace, save
+from tests.helpers import ncu_raw_csv
 
 ROOT = Path(__file__).parent.parent
 MEASURED = json.loads((ROOT / "traces" / "surplus" / "sm_90_matrix_addressed.json").read_text())["launches"]
@@ -85,11 +85,9 @@ def test_without_the_matrix_count_the_matrix_sites_stay_out():
 
 def test_profile_asks_for_the_matrix_count_and_reads_it_only_beside_addressed():
     assert set(ADDRESSED_MATRIX_METRICS.values()) <= set(all_metrics())
-    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
-    extra = [ADDRESSED_METRICS["ld"], ADDRESSED_MATRIX_METRICS["ld"], ADDRESSED_MATRIX_METRICS["st"]]
-    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, *extra])
-    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"256"', '"3,072"', '"7"'])
-    found = parse_csv(f"{header}\n{values}\n", "t.csv")[0].counters()
+    extra = {ADDRESSED_METRICS["ld"]: "256", ADDRESSED_MATRIX_METRICS["ld"]: "3,072",
+             ADDRESSED_MATRIX_METRICS["st"]: "7"}
+    found = parse_csv(ncu_raw_csv(extra), "t.csv")[0].counters()
     assert found["ld"]["addressed"] == 256 and found["ld"]["addressed_matrix"] == 3072
     assert "addressed_matrix" not in found["st"]  # no op_st count beside it: left out
 
@@ -111,23 +109,35 @@ def test_generic_loads_and_stores_on_shared_addresses_are_simulated_as_lds_and_s
     assert unmodelled_reason("ATOM.E.ADD.F16x2.RN.STRONG.GPU") is not None
 
 
+def _public_programs(name: str, count: int) -> list[dict]:
+    """The one-launch programs of a held-out figures file (hw/surplus/collect_public.py), each from its own
+    repository and each agreeing with ncu."""
+    programs = json.loads((ROOT / "traces" / "surplus" / name).read_text())["programs"]
+    assert len(programs) == count and len({p["repo"] for p in programs}) == count
+    for program in programs:
+        assert [launch["agrees"] for launch in program["launches"]] == [True], program["name"]
+    return programs
+
+
+def _address_level(figures: dict, which: str) -> int:
+    """ncu's (``measured``) or the rules' (``predicted``) address-level wavefronts of a class, LDSM/STSM
+    included."""
+    counts = figures[which]
+    return counts["addressed"] + (counts.get("addressed_matrix") or 0)
+
+
 def test_public_tensor_core_programs_address_level_count_equals_the_rules():
     """Five public programs no rule or fit saw (traces/surplus/public_matrix_heldout.json, run 10: two
     cp.async + ldmatrix HGEMMs, a flash-attention forward, a stmatrix demo, a cp.async HGEMM with generic
     LD.E on shared memory): with LDSM/STSM and the generic loads, ncu's address-level count equals the rules
     in every ld and st class, four of them scaled from some of their blocks; every launch agrees."""
-    document = json.loads((ROOT / "traces" / "surplus" / "public_matrix_heldout.json").read_text())
-    programs = document["programs"]
-    assert len(programs) == 5 and len({p["repo"] for p in programs}) == 5
     matrix = 0
-    for program in programs:
-        (launch,) = program["launches"]
-        assert launch["agrees"] is True, program["name"]
+    for program in _public_programs("public_matrix_heldout.json", 5):
         for kind in ("ld", "st"):
-            measured, predicted = launch["classes"][kind]["measured"], launch["classes"][kind]["predicted"]
-            assert measured["addressed"] + measured["addressed_matrix"] == \
-                predicted["addressed"] + predicted.get("addressed_matrix", 0), (program["name"], kind)
-            matrix += measured["addressed_matrix"] > 0
+            figures = program["launches"][0]["classes"][kind]
+            measured, predicted = _address_level(figures, "measured"), _address_level(figures, "predicted")
+            assert measured == predicted, (program["name"], kind)
+            matrix += figures["measured"]["addressed_matrix"] > 0
     assert matrix == 5  # LDSM in the four tensor-core kernels, STSM in the demo
 
 
@@ -162,12 +172,9 @@ def test_a_bad_addressed_matrix_count_in_a_trace_is_one_error_line(tmp_path, val
 def test_a_fractional_matrix_count_in_ncus_csv_is_refused():
     from bankism import BankismError
 
-    names = [m for kind in ("ld", "st", "atom") for m in SHARED_METRICS[kind].values()]
-    header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, ADDRESSED_METRICS["ld"],
-                                         ADDRESSED_MATRIX_METRICS["ld"]])
-    values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + ['"256"', '"3.5"'])
+    extra = {ADDRESSED_METRICS["ld"]: "256", ADDRESSED_MATRIX_METRICS["ld"]: "3.5"}
     with pytest.raises(BankismError, match=r"t\.csv.*op_ldsm\.sum: '3\.5' is not a whole count"):
-        parse_csv(f"{header}\n{values}\n", "t.csv")
+        parse_csv(ncu_raw_csv(extra), "t.csv")
 
 
 def test_a_generic_opcode_recorded_as_another_op_stays_unmodelled():
@@ -185,15 +192,10 @@ def test_diverse_public_programs_agree_and_their_address_level_count_equals_the_
     a radix sort, a scan, two n-body codes, a warp-synchronous reduction, a Sobel filter, k-means with float
     shared atomics, a cooperative-groups reduction): every launch agrees with ncu, and the address-level
     count equals the rules in all 17 classes (two launches scaled from 22 and 43 of their blocks)."""
-    document = json.loads((ROOT / "traces" / "surplus" / "public_diverse_heldout.json").read_text())
-    programs = document["programs"]
-    assert len(programs) == 8 and len({p["repo"] for p in programs}) == 8
     classes = 0
-    for program in programs:
-        (launch,) = program["launches"]
-        assert launch["agrees"] is True, program["name"]
-        for kind, figures in launch["classes"].items():
-            measured, predicted = figures["measured"]["addressed"], figures["predicted"]["addressed"]
+    for program in _public_programs("public_diverse_heldout.json", 8):
+        for kind, figures in program["launches"][0]["classes"].items():
+            measured, predicted = _address_level(figures, "measured"), _address_level(figures, "predicted")
             assert measured == predicted, (program["name"], kind)
             classes += 1
     assert classes == 17
@@ -204,15 +206,11 @@ def test_public_python_programs_agree_and_their_address_level_count_equals_the_r
     traces/surplus/public_python_heldout.json): a Triton matmul (its tiles through cp.async and ldmatrix) and
     softmax, a Numba tiled matmul (scaled from 66 of 4,096 blocks) and a Numba transpose. Every launch agrees
     and the address-level count, LDSM included, equals the rules in all 8 classes."""
-    document = json.loads((ROOT / "traces" / "surplus" / "public_python_heldout.json").read_text())
-    programs = document["programs"]
-    assert len(programs) == 4 and len({p["repo"] for p in programs}) == 4
+    programs = _public_programs("public_python_heldout.json", 4)
     for program in programs:
-        (launch,) = program["launches"]
-        assert launch["agrees"] is True, program["name"]
         for kind in ("ld", "st"):
-            measured, predicted = launch["classes"][kind]["measured"], launch["classes"][kind]["predicted"]
-            assert measured["addressed"] + measured["addressed_matrix"] == \
-                predicted["addressed"] + predicted.get("addressed_matrix", 0), (program["name"], kind)
+            figures = program["launches"][0]["classes"][kind]
+            measured, predicted = _address_level(figures, "measured"), _address_level(figures, "predicted")
+            assert measured == predicted, (program["name"], kind)
     matmul = next(p for p in programs if p["name"] == "tri_matmul")["launches"][0]["classes"]["ld"]
     assert matmul["measured"]["addressed_matrix"] == matmul["predicted"]["addressed_matrix"] == 16384
