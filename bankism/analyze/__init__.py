@@ -35,7 +35,7 @@ from bankism.analyze.model import (
     atomic_op_of,
     group_by_line,
 )
-from bankism.analyze.report import LaunchReport, Report, TraceReport, async_notes
+from bankism.analyze.report import LaunchReport, Report, TraceReport, async_notes, distributed_notes
 from bankism.analyze.verdict import (
     CONFLICTS_RULE,
     TOLERANCE,
@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_ATOMIC_OP", "METRICS", "OPTIONAL_CLASSES", "OP_CLASS", "REPORT_FORMAT", "REPORT_VERSION",
     "TOLERANCE", "Allowance", "Comparison", "Counters", "Counts", "LaunchReport", "LineStats", "Report",
     "SiteStats", "TraceReport", "WorstInstruction", "accumulate", "analyze", "analyze_launch", "block_keys",
-    "async_notes", "atomic_op_of", "atomic_op_of_sass", "conflicts_agree", "group_by_line",
+    "async_notes", "distributed_notes", "atomic_op_of", "atomic_op_of_sass", "conflicts_agree",
+    "group_by_line",
     "ldgsts_caveat", "records_in_blocks", "site_kind", "site_unmodelled_reason",
 ]

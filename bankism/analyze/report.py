@@ -7,7 +7,7 @@ the whole launch, which is what the measured ncu counters cover.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -264,6 +264,8 @@ class LaunchReport:
             "coverage": self.coverage(),
             "async": launch.async_events,
             "async_notes": async_notes(self.launch.async_events),
+            "distributed_shared": list(launch.distributed_shared),
+            "distributed_notes": distributed_notes(launch.distributed_shared),
             "fix": None if fix is None else fix.to_json(),
             "fix_missing": fix_missing,
         }
@@ -313,6 +315,16 @@ def _recorded_counts(sites: list[SiteStats], classes: tuple[str, ...]) -> Counts
 
 #: Deprecated: ``TraceReport``'s first name, kept for scripts (``bankism.Report`` is review's, another thing).
 Report = TraceReport
+
+
+def distributed_notes(entries: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What a launch did in other blocks' shared memory (a cluster's distributed shared memory): each such
+    instruction is served by the other block's SM, not by this one's banks, so it is not simulated."""
+    return [f"{entry['op']} at pc {entry['pc']} ({entry.get('sass')}"
+            f"{', line ' + str(entry['line']) if entry.get('line') else ''}): {entry['executions']:,} "
+            f"warp-instruction(s), {entry['lanes']:,} lanes, in another block's shared memory "
+            "(distributed shared memory of a thread-block cluster), not simulated"
+            for entry in entries]
 
 
 def async_notes(block: Mapping[str, Any] | None) -> list[str]:

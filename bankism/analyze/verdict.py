@@ -12,6 +12,7 @@ from typing import Any, Protocol
 from bankism.analyze.model import METRICS, Counts, SiteStats, address_level
 from bankism.analyze.surplus import TILE_CAUSE, SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
+from bankism.trace.views import Launch
 
 
 class JudgedLaunch(Protocol):
@@ -21,6 +22,7 @@ class JudgedLaunch(Protocol):
     unmodelled: list[SiteStats]
     measured: Counts | None
     blocks_recorded: int
+    launch: Launch
 
     @property
     def blocks_total(self) -> int: ...
@@ -79,6 +81,12 @@ BEYOND_ADDRESSES = "beyond the addresses (ncu's own address-level count equals t
 #: measured (traces/surplus/sm_90_printf_atom.json).
 PRINTF_CAUSE = ("not bank conflicts: device-side printf, which ncu counts as 4-5 shared atomic wavefronts "
                 "per warp and call, with no instruction and no conflict (hw/surplus/printf_atom.cu)")
+#: The other measured source of such wavefronts: atomics in another block's shared memory of a thread-block
+#: cluster (distributed shared memory; hw/cluster/dsmem.cu, device run 13: 1,056 remote atomic
+#: warp-instructions, 1,056 atom wavefronts, no instruction, address or conflict).
+CLUSTER_CAUSE = ("atomics in another block's shared memory (distributed shared memory of a thread-block "
+                 "cluster), which ncu counts as one shared atomic wavefront per warp-instruction, with no "
+                 "instruction, address or conflict (hw/cluster/dsmem.cu)")
 #: The ncu metric family behind a class's measured ``addressed`` count (capture.ncu.ADDRESSED_METRICS).
 ADDRESSED_NAME = "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<class>"
 #: The same with the matrix ops' count added (``addressed_matrix``: op_ldsm for ld, op_stsm for st).
@@ -163,10 +171,28 @@ def measured_surplus(report: JudgedLaunch, op_class: str) -> float:
     return report.measured[op_class].wavefronts - report.predicted[op_class].wavefronts  # type: ignore[index]
 
 
+def uncounted_atomic_cause(report: JudgedLaunch) -> str | None:
+    """What the kernel's SASS allows as the cause of atomic wavefronts with no instruction, address or
+    conflict: device printf (a runtime call), distributed shared memory (a cluster barrier), either one
+    when the SASS is unknown (``unrecorded_shared`` None); None when its SASS has neither."""
+    listed = report.launch.unrecorded_shared
+    if listed is None:
+        return f"{PRINTF_CAUSE}; or {CLUSTER_CAUSE}"
+    opcodes = [str(entry.get("sass") or "") for entry in listed]
+    printf = any(op.startswith("CALL.ABS") for op in opcodes)
+    cluster = any(op.startswith("UCGABAR") for op in opcodes)
+    if printf and cluster:
+        return f"{PRINTF_CAUSE}; or {CLUSTER_CAUSE}"
+    return PRINTF_CAUSE if printf else f"not bank conflicts: {CLUSTER_CAUSE}" if cluster else None
+
+
 def uncounted_atomic_surplus(report: JudgedLaunch, op_class: str) -> bool:
-    """Atomic wavefronts beyond the addresses that ncu counts as no bank conflict: what device printf
-    costs (``PRINTF_CAUSE``). The rules are confirmed (the address-level count and the conflicts equal)."""
+    """Atomic wavefronts beyond the addresses that ncu counts as no bank conflict, in a kernel whose SASS
+    allows a measured cause (``uncounted_atomic_cause``: device printf, distributed shared memory). The
+    rules are confirmed (the address-level count and the conflicts equal)."""
     if op_class != "atom" or report.measured is None or not addressed_matches(report, op_class):
+        return False
+    if uncounted_atomic_cause(report) is None:
         return False
     measured, predicted = report.measured[op_class], report.predicted[op_class]
     conflicts_equal = abs(measured.conflicts - predicted.conflicts) < 0.5
@@ -221,7 +247,7 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
     difference = measured - predicted
     if abs(difference) < 0.5 and metric == "conflicts" and uncounted_atomic_surplus(report, op_class):
         surplus = measured_surplus(report, op_class)
-        return f"match{scaled}; the {surplus:.0f} surplus wavefronts are {PRINTF_CAUSE}"
+        return f"match{scaled}; the {surplus:.0f} surplus wavefronts are {uncounted_atomic_cause(report)}"
     if abs(difference) < 0.5:
         return f"match{scaled}"
     share = f"{abs(difference) / measured:.2%} of measured" if measured else "none measured"
@@ -244,7 +270,8 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
     found = report.surplus_estimates().get(op_class)
     beyond = f"{BEYOND_ADDRESSES}: " if addressed_matches(report, op_class) and difference > 0 else ""
     if metric == "wavefronts" and uncounted_atomic_surplus(report, op_class):
-        return f"{beyond}surplus {difference:.0f} wavefronts ({share}), {PRINTF_CAUSE}{scaled}{cause}"
+        why = uncounted_atomic_cause(report)
+        return f"{beyond}surplus {difference:.0f} wavefronts ({share}), {why}{scaled}{cause}"
     if metric == "wavefronts" and found is not None:
         verdict = "" if found.admits(measured, predicted) else (
             "; outside the band: the launch's traffic does not account for it (not explained)")
@@ -309,7 +336,7 @@ def unexplained_surplus(report: JudgedLaunch) -> list[str]:
         found = estimates.get(op_class)
         measured = report.measured[op_class].wavefronts
         if uncounted_atomic_surplus(report, op_class):
-            outside = False  # device printf's (PRINTF_CAUSE)
+            outside = False  # device printf's or distributed shared memory's (uncounted_atomic_cause)
         elif found is None:
             spin = any(s.atomic_op == "cas_spin" for s in report.sites if s.op_class == op_class)
             outside = spin  # a CAS loop's surplus has no measured cause

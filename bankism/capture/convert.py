@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from bankism.arch import LANES, MATRIX_OPS
-from bankism.capture import async_events
+from bankism.capture import async_events, cluster
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
 from bankism.capture.raw import (
@@ -152,7 +152,17 @@ UNRECORDED_SHARED = {
     "UTMASTG": "cp.async.bulk.tensor: a tensor store from shared memory (TMA unit)",
     "UBLKRED": "cp.reduce.async.bulk: a bulk reduction from shared memory (TMA unit)",
     "UTMAREDG": "cp.reduce.async.bulk.tensor: a tensor reduction from shared memory (TMA unit)",
+    "CALL.ABS": "a call into the CUDA runtime (device printf: ncu counts 4-5 shared atomic wavefronts per "
+                "warp and call, with no instruction)",
+    "UCGABAR_ARV": "a thread-block cluster barrier: the blocks' accesses to each other's shared memory "
+                   "(distributed shared memory) are not recorded; ncu counts a remote atomic as one shared "
+                   "atomic wavefront with no instruction",
 }
+
+
+def _unrecorded_family(opcode: str) -> str | None:
+    """The UNRECORDED_SHARED entry an opcode belongs to (an entry names an opcode or its leading part)."""
+    return next((key for key in UNRECORDED_SHARED if opcode == key or opcode.startswith(key + ".")), None)
 
 
 def unrecorded_shared(function: dict[int, SassInstruction]) -> list[dict[str, Any]]:
@@ -160,14 +170,13 @@ def unrecorded_shared(function: dict[int, SassInstruction]) -> list[dict[str, An
     data without being recorded (UNRECORDED_SHARED)."""
     found: dict[tuple[str, str | None, int | None], int] = {}
     for instruction in function.values():
-        family = instruction.opcode.split(".")[0]
-        if family in UNRECORDED_SHARED:
+        if _unrecorded_family(instruction.opcode):
             key = (instruction.opcode, display_path(instruction.file), instruction.line)
             found[key] = found.get(key, 0) + 1
     ordered = sorted(found.items(), key=lambda item: (item[0][0], str(item[0][1:])))
     return [
         {"sass": sass, "instructions": count, "file": file, "line": line,
-         "what": UNRECORDED_SHARED[sass.split(".")[0]]}
+         "what": UNRECORDED_SHARED[_unrecorded_family(sass) or ""]}
         for (sass, file, line), count in ordered
     ]
 
@@ -177,6 +186,7 @@ def convert_launch(
 ) -> dict[str, Any]:
     """One traced launch of the manifest, with its raw records, as a trace-format launch."""
     grid = [int(v) for v in launch["grid"]]
+    records, remote = cluster.split_remote(records)
     records, events = async_events.split_events(records)
     records = async_events.without_duplicate_async_records(without_duplicate_matrix_records(records))
     records, sources = async_events.split_sources(records)
@@ -188,6 +198,7 @@ def convert_launch(
             mine = site_of_record == site["id"]
             site.update(async_events.source_grouping(site["width"], records["active"][mine], sources[mine]))
     async_block = async_events.async_summary(events, _site_offsets(events, launch), function, display_path)
+    distributed = _distributed_shared(remote, launch, function)
     dynamic = launch.get("dynamic_shared")
     return {
         "index": int(launch["index"]),
@@ -208,7 +219,31 @@ def convert_launch(
             if function else None
         ),
         **({"async": async_block} if any(async_block.values()) else {}),
+        **({"distributed_shared": distributed} if distributed else {}),
     }
+
+
+def _distributed_shared(remote: np.ndarray, launch: dict[str, Any], function: dict[int, SassInstruction]
+                        ) -> list[dict[str, Any]]:
+    """The launch's accesses to other blocks' shared memory (capture.cluster), one entry per instruction."""
+    if not len(remote):
+        return []
+    offsets = _site_offsets(remote, launch)
+
+    def op_of(offset: int) -> str:
+        mine = remote[offsets == offset]
+        instruction = function.get(offset)
+        return classify_site(instruction.opcode if instruction else None, _most_common(mine["kind"]),
+                             _most_common(mine["flags"]), _most_common(mine["width"]),
+                             _most_common(mine["matrices"]))["op"]
+
+    def fields(offset: int) -> dict[str, Any]:
+        instruction = function.get(offset)
+        return {"pc": int(offset), "sass": instruction.opcode if instruction else None,
+                "file": display_path(instruction.file) if instruction else None,
+                "line": instruction.line if instruction else None}
+
+    return cluster.remote_summary(remote, offsets, op_of, fields)
 
 
 def _launch_names(capture: RawCapture) -> str:

@@ -25,6 +25,7 @@ from bankism.analyze import (
     TraceReport,
     WorstInstruction,
     async_notes,
+    distributed_notes,
 )
 from bankism.cli.pipe import StdoutClosed
 from bankism.engine.bankmap import BankMap, lanes_text
@@ -364,7 +365,8 @@ def print_report(report: TraceReport, console: Console, by: str = "line", wide: 
             console.print(line_table(launch, wide) if by == "line" else site_table(launch, wide))
         console.print(_verdict(launch), soft_wrap=unwrapped)
         console.print(coverage_text(launch), soft_wrap=unwrapped, highlight=False)
-        for note in async_notes(launch.launch.async_events):
+        view = launch.launch
+        for note in [*async_notes(view.async_events), *distributed_notes(view.distributed_shared)]:
             console.print(f"Not simulated: {note}.", markup=False, soft_wrap=unwrapped)
         if launch.measured is not None:
             console.print(comparison_table(launch, wide))

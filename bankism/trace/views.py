@@ -76,6 +76,9 @@ class Launch:
     async_events: Mapping[str, Any] | None = None
     #: Shared-memory SASS of the kernel the tracer cannot record (TMA, ...), with their counts.
     unrecorded_shared: tuple[Mapping[str, Any], ...] | None = None
+    #: Instructions with lanes in other blocks' shared memory (a cluster's distributed shared memory):
+    #: per instruction its pc, sass, file, line, op, executions and lanes; not simulated.
+    distributed_shared: tuple[Mapping[str, Any], ...] = ()
     #: ncu's global-memory and L1 figures for the whole launch (capture.ncu.TRAFFIC_METRICS), when measured.
     traffic: Mapping[str, float] | None = None
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -95,6 +98,7 @@ class Launch:
             counters=launch.get("counters"), async_events=launch.get("async"),
             unrecorded_shared=None if launch.get("unrecorded_shared") is None
             else tuple(launch["unrecorded_shared"]),
+            distributed_shared=tuple(launch.get("distributed_shared") or ()),
             traffic=launch.get("traffic"),
             json=launch,
         )

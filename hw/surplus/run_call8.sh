@@ -5,11 +5,15 @@
 # analysed there.
 # From the repository root on the GPU machine, carry [".carry/matrix", ".carry/whl"]: .carry/matrix holds
 # programs.txt (name kernel-regex source args...), bin/ (built here with nvcc -O3 -arch=sm_90 -lineinfo)
-# and the sources; they stay outside the repository. Brings back $OUT/run8.tgz.
+# and the sources; they stay outside the repository. Brings back $OUT/run8.tgz. CARRY, PURPOSE and
+# TARBALL name another carried folder, the traces' description and the tarball (run 13: public programs
+# with Hopper features, recorded as any user would).
 set -u
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/run8-out}
-C=.carry/matrix
+C=${CARRY:-.carry/matrix}
+PURPOSE=${PURPOSE:-held-out public program, issue 21}
+TARBALL=${TARBALL:-run8.tgz}
 T0=$(date +%s)
 mkdir -p "$OUT/r/public" build/rec
 chmod +x $C/bin/* 2>/dev/null
@@ -33,7 +37,7 @@ while read -r name regex source args; do
   # shellcheck disable=SC2086
   timeout 150 python3 -m bankism record -o "$OUT/r/public/$name.json" --kernel "$regex" --launch 0 --blocks auto \
       --source "$C/$source" --timeout 120 --csv "$OUT/r/public/$name.ncu-raw.csv" \
-      --description "$name (held-out public program, issue 21)" -- $program $args \
+      --description "$name ($PURPOSE)" -- $program $args \
       > "build/rec/public_$name.log" 2>&1
   echo "public $name rc=$? seconds=$(( $(date +%s) - t ))"
   grep -a -E "^error|launch [0-9]+:" "build/rec/public_$name.log" | tail -3
@@ -42,6 +46,6 @@ while read -r name regex source args; do
   rm -f "$OUT/r/public/$name.npz"
 done < "$C/programs.txt"
 cp build/rec/*.log "$OUT/r/" 2>/dev/null
-tar -czf "$OUT/run8.tgz" -C "$OUT/r" .
+tar -czf "$OUT/$TARBALL" -C "$OUT/r" .
 rm -rf "$OUT/r"
 echo "total seconds $(( $(date +%s) - T0 ))"

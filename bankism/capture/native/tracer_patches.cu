@@ -22,6 +22,19 @@ __device__ __forceinline__ uint32_t dynamic_shared_size()
     return size;
 }
 
+// The block's rank in its thread-block cluster (0 outside a cluster launch, and before sm_90). In a cluster
+// launch the Sanitizer API gives shared addresses in the cluster's window: bits 24 and up name the block
+// whose shared memory is accessed, so the Python side tells a block's own accesses from distributed
+// shared memory ones (bankism/capture/cluster.py). It travels in bits 16 and up of RawRecord.kind.
+__device__ __forceinline__ uint32_t cluster_rank()
+{
+    uint32_t rank = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+#endif
+    return rank;
+}
+
 __device__ __forceinline__ bool block_selected(const TraceControl* control)
 {
     if (control->block_mode == BLOCKS_ALL) return true;
@@ -64,7 +77,7 @@ __device__ __forceinline__ void record_access(TraceControl* control, uint64_t pc
     record->flags = flags;
     record->width = (uint16_t)width;
     record->matrices = (uint16_t)matrices;
-    record->kind = kind;
+    record->kind = kind | (cluster_rank() << 16);
     for (uint32_t other = 0; other < 32; ++other)
         if (!((together >> other) & 1u)) record->addresses[other] = 0;
     if (!control->dynamic_shared_seen) {

@@ -15,7 +15,7 @@ struct RawRecord {
     uint32_t flags;          // Sanitizer_DeviceMemoryFlags (read, write, atomic)
     uint16_t width;          // bytes per lane (matrix ops: 16)
     uint16_t matrices;       // ldmatrix/stmatrix: number of 8x8 matrices; 0 otherwise
-    uint32_t kind;           // BANKISM_KIND_* below
+    uint32_t kind;           // BANKISM_KIND_* below | the block's cluster rank << 16
     uint32_t addresses[32];  // byte offset in the shared window per lane; 0 for lanes not in `active`
 };
 

@@ -26,6 +26,11 @@ CUDA_MACROS = (
     "__noinline__ ",
     "__inline__ inline",
     "__host__ ",
+    # attributes with no effect on shared-memory accesses: cluster shape, register cap, a parameter kept in
+    # constant memory (explain runs one block; clusters are launched as their blocks)
+    "__cluster_dims__(...) ",
+    "__maxnreg__(n) ",
+    "__grid_constant__ ",
     "_Pragma(x) ",
     "CUDART_INF_F __int_as_float(0x7f800000)",
     # math.h, float.h, limits.h and math_constants.h constants (a file's own #define wins)
