@@ -438,3 +438,13 @@ def test_aggregate_initialization_of_a_struct_with_a_reference_member_is_refused
 def test_a_struct_template_argument_given_with_d_is_checked(given, refused):
     with pytest.raises(BankismError, match=refused):
         run(HELDOUT / "struct_args.cu", kernel="tiles", defines={"Tile": given, "Warp": "Block<1, 32>"})
+
+
+def test_unnamed_template_parameters_are_not_an_internal_error():
+    """`typename = ...` and `int = 0` without names were an AttributeError (a public PTX GEMM's SFINAE
+    guards): the parameters take their defaults and the helper's stride-2 store is 2-way."""
+    report = run(HELDOUT / "unnamed_template_params.cu")
+    t = np.arange(32)
+    words = {0: (BASE + 8 * t).reshape(1, 32).astype(np.int64)}
+    check_site(site(report, 7, "tile", "store"), words, 4, "store")
+    assert [s["wavefronts"] for s in report["sites"] if s["op"] == "store"] == [2]

@@ -293,10 +293,13 @@ class Declarations(CppDeclarations):
             if p.type in ("type_parameter_declaration", "optional_type_parameter_declaration"):
                 name_node = p.child_by_field_name("name") or child_of_type(p, "type_identifier")
                 default = p.child_by_field_name("default_type")
-                out.append(S.TemplateParam(line, text, node_text(name_node), True,
+                # an unnamed parameter (`typename = enable_if_t<...>`) gets a name no source can spell
+                name = node_text(name_node) if name_node is not None else f"<unnamed {len(out)}>"
+                out.append(S.TemplateParam(line, text, name, True,
                                            self._default_type(default) if default is not None else None))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
-                _, name = self._declared(p, p.child_by_field_name("declarator"))
+                declarator = p.child_by_field_name("declarator")
+                name = self._declared(p, declarator)[1] if declarator is not None else f"<unnamed {len(out)}>"
                 default = p.child_by_field_name("default_value")
                 out.append(
                     S.TemplateParam(
