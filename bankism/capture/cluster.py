@@ -12,9 +12,6 @@ becomes the launch's ``distributed_shared`` summary, one entry per instruction, 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
 
 #: Bits of the offset inside one block's shared window; the cluster rank is above them.
@@ -43,17 +40,3 @@ def split_remote(records: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     records["addresses"][local] = offsets.astype(records["addresses"].dtype)
     return records[~elsewhere], records[elsewhere]
 
-
-def remote_summary(
-    remote: np.ndarray, offsets: np.ndarray, op_of: Callable[[int], str],
-    site_fields: Callable[[int], dict[str, Any]],
-) -> list[dict[str, Any]]:
-    """The launch's ``distributed_shared`` entries: per instruction (offset), its fields (pc, sass, file,
-    line), op, the warp-instructions with a lane in another block's shared memory, and their active lanes."""
-    entries = []
-    for offset in np.unique(offsets).tolist():
-        mine = remote[offsets == offset]
-        lanes = int(sum(bin(int(mask)).count("1") for mask in mine["active"]))
-        entries.append({**site_fields(offset), "op": op_of(offset), "executions": int(len(mine)),
-                        "lanes": lanes})
-    return entries

@@ -225,25 +225,15 @@ def convert_launch(
 
 def _distributed_shared(remote: np.ndarray, launch: dict[str, Any], function: dict[int, SassInstruction]
                         ) -> list[dict[str, Any]]:
-    """The launch's accesses to other blocks' shared memory (capture.cluster), one entry per instruction."""
+    """The launch's accesses to other blocks' shared memory (capture.cluster), one entry per instruction:
+    its site fields as ``build_sites`` gives them, the warp-instructions and their active lanes."""
     if not len(remote):
         return []
-    offsets = _site_offsets(remote, launch)
-
-    def op_of(offset: int) -> str:
-        mine = remote[offsets == offset]
-        instruction = function.get(offset)
-        return classify_site(instruction.opcode if instruction else None, _most_common(mine["kind"]),
-                             _most_common(mine["flags"]), _most_common(mine["width"]),
-                             _most_common(mine["matrices"]))["op"]
-
-    def fields(offset: int) -> dict[str, Any]:
-        instruction = function.get(offset)
-        return {"pc": int(offset), "sass": instruction.opcode if instruction else None,
-                "file": display_path(instruction.file) if instruction else None,
-                "line": instruction.line if instruction else None}
-
-    return cluster.remote_summary(remote, offsets, op_of, fields)
+    sites, site_of_record = build_sites(remote, _site_offsets(remote, launch), function)
+    lanes = np.array([bin(int(mask)).count("1") for mask in remote["active"]])
+    return [{**{key: site[key] for key in ("pc", "sass", "file", "line", "op")},
+             "executions": int((site_of_record == site["id"]).sum()),
+             "lanes": int(lanes[site_of_record == site["id"]].sum())} for site in sites]
 
 
 def _launch_names(capture: RawCapture) -> str:
