@@ -165,6 +165,20 @@ class SurplusRule:
     #: barrier (traces/surplus/sm_90_tile_phase.json, every fed configuration). A label, not an estimate:
     #: a store surplus above the even-spread band but under this ceiling has that measured cause.
     tile_store_ceiling: dict[int, float] = field(default_factory=dict)
+    #: Fed stores (a shared store of a value its warp just loaded from global memory; ``capture.phases``):
+    #: surplus wavefronts per store, by the wavefronts of one store (1: 4 bytes, 2: 8 bytes) and the warps of
+    #: a block: the median of the tile-phase probe's fed launches (traces/surplus/sm_90_tile_phase.json,
+    #: hw/surplus/fit_store_phase.py). Between entries the rate is interpolated over log2(warps); a wider
+    #: store takes the 2-wavefront rate per 2 wavefronts (not measured).
+    fed_store_rate: dict[int, dict[int, float]] = field(default_factory=dict)
+    #: The L1 bytes (fills plus global stores) an SM allocates before the store surplus starts: none up to
+    #: this, then ``sqrt((F - free) / F)`` of the steady surplus (run 14:
+    #: traces/surplus/sm_90_l1_capacity.json,
+    #: 41 fed launches, least squares; 0 measured at 132 KiB, 1.15% of a 2.8% steady value at 161 KiB).
+    l1_free_bytes: int = 0
+    #: Resident blocks per SM at most (CUDA's limit for the architecture): with the warps and shared memory
+    #: of a block, whether a launch runs in one wave (its stores before any global load then meet no fill).
+    max_blocks_per_sm: int = 32
 
 
 @dataclass(frozen=True)
@@ -314,9 +328,12 @@ SM90 = Architecture(
         per_store_sector={"ld": 0.430, "st": 0.0, "atom": 0.420},
         min_warps_per_sm=4.0, max_warps_per_sm=64,
         quiet=0.01, quiet_band=0.01,
-        busy_band={"ld": 0.11, "st": 0.11, "atom": 0.07},
+        busy_band={"ld": 0.11, "st": 0.05, "atom": 0.07},
         burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
         tile_store_ceiling={2: 0.034, 4: 0.033, 8: 0.051, 16: 0.082, 32: 0.193},
+        fed_store_rate={1: {2: 0.003, 4: 0.013, 8: 0.033, 16: 0.079, 32: 0.186},
+                        2: {2: 0.017, 4: 0.038, 8: 0.081, 16: 0.165, 32: 0.3}},
+        l1_free_bytes=132 * 1024,
     ),
 )
 

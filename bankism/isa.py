@@ -39,6 +39,15 @@ DEFAULT_ATOMIC_OP = "add"
 #: (traces/probes/sm_90_ldgsts_probes.json, "sass").
 LDGSTS_WIDTHS = {"64": 8, "128": 16}
 
+#: Global loads whose L1 fills a shared store can wait for (``capture.phases``): LDG and its forms. LDGSTS
+#: (cp.async) is not one: its fills were measured not to cause the store surplus (run 8).
+GLOBAL_LOAD_SASS = ("LDG",)
+#: Families that copy or convert one register into another: a shared store of their result still waits
+#: for the load that produced their source (``capture.phases`` follows them).
+REGISTER_COPY_SASS = ("MOV", "IMAD.MOV", "F2F", "I2F", "F2I", "I2I", "I2FP", "F2IP")
+#: Families that end a barrier interval or a warp's program order for the phase walk.
+BARRIER_SASS = ("BAR", "EXIT")
+
 #: Matrix counts an LDSM/STSM opcode can end with (``.1``, ``.2``, ``.4``).
 MATRIX_COUNTS = ("1", "2", "4")
 

@@ -165,12 +165,36 @@ PUBLIC_NOT_EXPLAINED = {("atomicvar_reduce", "ld")}
 
 def test_public_programs_surplus_within_the_busy_bands_or_reported():
     """The estimate on the public programs: within the bands set on our own held-out launches, but for
-    the interleaved reduction's loads (1.5% measured where its traffic leads to expect none)."""
+    the interleaved reduction's loads (1.5% measured where its traffic leads to expect none). Stores are
+    judged by the store-phase model in public_store_phase_heldout.json (the next test)."""
     within = 0
     for name, launch in _public_launches():
         for op_class, figures in launch["classes"].items():
+            if op_class == "st":
+                continue
             band = 100 * (RULE.quiet_band if figures["quiet"] else RULE.busy_band[op_class])
             inside = abs(figures["error_points"]) <= band
             assert inside != ((name, op_class) in PUBLIC_NOT_EXPLAINED), (name, op_class, figures)
             within += abs(figures["error_points"]) <= 3
-    assert within == 14  # of 19 within 3 points (docs/rules.md)
+    assert within == 8  # of 10 ld/atom within 3 points (docs/rules.md)
+
+
+#: Public launches whose store surplus the store-phase model does not explain: a LayerNorm whose stores are
+#: neither fed nor initial (2.2% measured, 9.5% expected) and a cp.async HGEMM's epilogue (8.7%, none).
+PUBLIC_STORES_NOT_EXPLAINED = {"aryagxr_layernorm", "yencal_mma"}
+
+
+def test_public_store_surplus_by_store_phase():
+    """28 public programs' stores (traces/surplus/public_store_phase_heldout.json, evaluated outside the
+    repository with each binary's SASS): 22 within 3 points where the even-spread estimate had 18; every one
+    within the store band but two, which analyze reports as not explained."""
+    document = json.loads((ROOT / "traces" / "surplus" / "public_store_phase_heldout.json").read_text())
+    launches = document["launches"]
+    assert len(launches) == 28 and sum(launch["sass_read"] for launch in launches) == 24
+    band = 100 * RULE.busy_band["st"]
+    for launch in launches:
+        error = 100 * (launch["expected_share"] - launch["measured_share"])
+        assert abs(error - launch["error_points"]) < 0.01
+        assert (abs(error) <= band) != (launch["program"] in PUBLIC_STORES_NOT_EXPLAINED), launch["program"]
+    assert sum(abs(launch["error_points"]) <= 3 for launch in launches) == 22
+    assert sum(abs(launch["error_points_before"]) <= 3 for launch in launches) == 18

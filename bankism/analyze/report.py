@@ -205,9 +205,9 @@ class LaunchReport:
                 out[op_class] = None
                 continue
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
-                              s.lanes / s.executions if s.executions else 0.0) for s in sites]
+                              s.lanes / s.executions if s.executions else 0.0, s.site.phase) for s in sites]
             out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
-                                     self.launch.threads_per_block, cp_async)
+                                     self.launch.threads_per_block, cp_async, self.launch.shared_bytes)
         return out
 
     def sampling_advice(self) -> str | None:

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from bankism.arch import LANES, get_arch
+from bankism.arch import LANES, SECTOR_BYTES, get_arch
 
 #: What each class's surplus comes from, as measured (docs/rules.md).
 CAUSES = {
@@ -43,6 +43,8 @@ class SiteLoad:
     executions: float
     wavefronts: float
     lanes: float = 32.0
+    #: Stores: ``fed``, ``before_loads`` or ``other`` (capture.phases), None where the SASS was not read.
+    phase: str | None = None
 
 
 @dataclass(frozen=True)
@@ -106,9 +108,54 @@ def atomic_burst(sites: Iterable[SiteLoad], threads_per_block: int, arch: str) -
     return max(rates) * sum(s.executions for s in sites if 0 < s.lanes <= rule.burst_max_lanes)
 
 
+def evict_share(allocated_bytes_per_sm: float, arch: str) -> float:
+    """The share of the steady store surplus at ``allocated_bytes_per_sm`` L1 bytes (fills and global stores)
+    per SM: 0 up to ``SurplusRule.l1_free_bytes``, then sqrt((F - free) / F) (run 14, docs/rules.md)."""
+    rule = get_arch(arch).surplus
+    if rule is None or allocated_bytes_per_sm <= rule.l1_free_bytes:
+        return 0.0 if rule and rule.l1_free_bytes else 1.0
+    return math.sqrt((allocated_bytes_per_sm - rule.l1_free_bytes) / allocated_bytes_per_sm)
+
+
+def fed_store_rate(warps: float, wavefronts: float, arch: str) -> float:
+    """Surplus wavefronts per fed store of ``wavefronts`` in blocks of ``warps``
+    (``SurplusRule.fed_store_rate``:
+    log2-interpolated over warps, linear between 1 and 2 wavefronts, 2-wavefront rate per 2 beyond)."""
+    rule = get_arch(arch).surplus
+    if rule is None or not rule.fed_store_rate or warps < 2:
+        return 0.0
+
+    def by_warps(table: dict[int, float]) -> float:
+        sizes = sorted(table)
+        x = min(max(math.log2(warps), math.log2(sizes[0])), math.log2(sizes[-1]))
+        for low, high in zip(sizes, sizes[1:], strict=False):
+            if x <= math.log2(high):
+                t = (x - math.log2(low)) / (math.log2(high) - math.log2(low))
+                return table[low] + t * (table[high] - table[low])
+        return table[sizes[-1]]
+
+    one, two = by_warps(rule.fed_store_rate[1]), by_warps(rule.fed_store_rate[2])
+    if wavefronts <= 1:
+        return one
+    return one + (wavefronts - 1) * (two - one) if wavefronts <= 2 else two * wavefronts / 2
+
+
+def one_wave(blocks_total: int, threads_per_block: int, shared_per_block: int, sm_count: float,
+             arch: str) -> bool:
+    """Whether every block of the launch can be resident at once (warps, blocks and shared memory per SM)."""
+    spec = get_arch(arch)
+    rule = spec.surplus
+    if rule is None or threads_per_block <= 0:
+        return False
+    warps = -(-threads_per_block // LANES)
+    resident = min(rule.max_blocks_per_sm, rule.max_warps_per_sm // warps,
+                   spec.shared_bytes // shared_per_block if shared_per_block else rule.max_blocks_per_sm)
+    return blocks_total <= resident * sm_count
+
+
 def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, float] | None,
              blocks_total: int, arch: str, threads_per_block: int = 0,
-             cp_async_sectors: float = 0.0) -> SurplusEstimate | None:
+             cp_async_sectors: float = 0.0, shared_per_block: int = 0) -> SurplusEstimate | None:
     """The expected surplus of ``op_class`` (ld, st, atom) for a launch, or None when it cannot be
     estimated: no traffic counters, a class without a measured cause, or an architecture without a rule.
 
@@ -123,14 +170,26 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
     loads = [s for s in sites if s.executions > 0]
     load_fills = max(0.0, traffic["l1_fill_sectors"] - cp_async_sectors)
     predicted = sum(s.wavefronts for s in loads)
-    exposure = sum(s.executions * math.sqrt(s.wavefronts / s.executions) for s in loads)
-    sm_cycles = traffic["sm_cycles"] * max(1.0, min(traffic["sm_count"], float(blocks_total)))
-    warps_per_sm = traffic["warps_active_percent"] / 100 * rule.max_warps_per_sm
+    active_sms = max(1.0, min(traffic["sm_count"], float(blocks_total)))
+    warps = -(-threads_per_block // LANES)
+    spread = loads
     expected = 0.0
+    if op_class == "st" and loads and all(s.phase is not None for s in loads):
+        # fed stores take the tile-phase rate; stores before any global load meet no fill in a one-wave launch
+        fed = [s for s in loads if s.phase == "fed"]
+        expected = sum(s.executions * fed_store_rate(warps, s.wavefronts / s.executions, arch) for s in fed)
+        quiet_start = one_wave(blocks_total, threads_per_block, shared_per_block, active_sms, arch)
+        spread = [s for s in loads if s.phase == "other" or (s.phase == "before_loads" and not quiet_start)]
+    exposure = sum(s.executions * math.sqrt(s.wavefronts / s.executions) for s in spread)
+    sm_cycles = traffic["sm_cycles"] * active_sms
+    warps_per_sm = traffic["warps_active_percent"] / 100 * rule.max_warps_per_sm
     if sm_cycles > 0 and warps_per_sm > rule.min_warps_per_sm:
         per_cycle = (rule.per_fill_sector[op_class] * load_fills
                      + rule.per_store_sector[op_class] * traffic["global_store_sectors"])
-        expected = exposure / sm_cycles * per_cycle
+        expected += exposure / sm_cycles * per_cycle
+    if op_class == "st":
+        allocated = (load_fills + traffic["global_store_sectors"]) * SECTOR_BYTES / active_sms
+        expected *= evict_share(allocated, arch)
     cause = CAUSES[op_class]
     if op_class == "atom":
         burst = atomic_burst(loads, threads_per_block, arch)
@@ -138,7 +197,6 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
             cause = BURST_CAUSE if expected < rule.quiet * predicted else f"{BURST_CAUSE}, and {cause}"
         expected += burst
     quiet = expected < rule.quiet * predicted
-    warps = -(-threads_per_block // LANES)
     ceiling = tile_store_ceiling(warps, arch) if op_class == "st" and load_fills > 0 else 0.0
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
                            cause, ceiling, warps)

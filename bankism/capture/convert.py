@@ -22,6 +22,7 @@ from bankism.arch import LANES, MATRIX_OPS
 from bankism.capture import async_events, cluster
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
+from bankism.capture.phases import store_phases
 from bankism.capture.raw import (
     FLAG_ATOMSYS,
     FLAG_READ,
@@ -89,6 +90,7 @@ def build_sites(
 ) -> tuple[list[dict[str, Any]], np.ndarray]:
     """One site per distinct program counter (sorted), and each record's site id."""
     unique, site_of_record = np.unique(offsets, return_inverse=True)
+    phases = store_phases(sass) if sass else {}
     sites = []
     for site_id, offset in enumerate(unique.tolist()):
         mine = records[site_of_record == site_id]
@@ -108,6 +110,8 @@ def build_sites(
                 **shape,
                 "file": display_path(instruction.file) if instruction else None,
                 "line": instruction.line if instruction else None,
+                **({"phase": phases.get(int(offset), "other")}
+                   if instruction and shape["op"] == "store" else {}),
             }
         )
     return sites, site_of_record.astype(np.int32)

@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bankism.capture.toolkit import command_output
 
 _INSTRUCTION = re.compile(
-    r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)"
+    r"/\*([0-9a-fA-F]+)\*/\s+(?:\{\s*)?(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Za-z0-9_]+)*)([^;]*)"
 )
+_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
 _LINE_INFO = re.compile(r'//## File "([^"]*)", line (\d+)')
 _LOCATION = re.compile(r'"([^"]*)", line (\d+)')
 _TOOLKIT_HEADER = re.compile(r"/targets/[^/]+/include/|/cuda[^/]*/include/")
@@ -21,11 +22,15 @@ _FUNCTION = re.compile(r"^\s*\.text\.(\S+):\s*$")
 
 @dataclass(frozen=True)
 class SassInstruction:
-    """One disassembled instruction: opcode with modifiers (``LDS.128``) and its source line."""
+    """One disassembled instruction: opcode with modifiers (``LDS.128``) and its source line; ``operands``
+    (the text after the opcode) and ``labels`` (branch labels that name this instruction) let
+    ``capture.phases`` follow registers and loops. Two instructions are equal by opcode and line."""
 
     opcode: str
     file: str | None
     line: int | None
+    operands: str = field(default="", compare=False)
+    labels: tuple[str, ...] = field(default=(), compare=False)
 
 
 def _user_location(locations: list[tuple[str, int]]) -> tuple[str | None, int | None]:
@@ -46,11 +51,16 @@ def parse_nvdisasm(text: str) -> dict[str, dict[int, SassInstruction]]:
     current: dict[int, SassInstruction] | None = None
     source: tuple[str | None, int | None] = (None, None)
     pending: list[tuple[str, int]] = []
+    labels: list[str] = []
     for line in text.splitlines():
         header = _FUNCTION.match(line)
         if header:
             current = functions.setdefault(header.group(1), {})
-            source, pending = (None, None), []
+            source, pending, labels = (None, None), [], []
+            continue
+        label = _LABEL.match(line)
+        if label:
+            labels.append(label.group(1))
             continue
         if _LINE_INFO.search(line):
             pending += [(path, int(number)) for path, number in _LOCATION.findall(line)]
@@ -59,7 +69,9 @@ def parse_nvdisasm(text: str) -> dict[str, dict[int, SassInstruction]]:
         if instruction and current is not None:
             if pending:
                 source, pending = _user_location(pending), []
-            current[int(instruction.group(1), 16)] = SassInstruction(instruction.group(2), *source)
+            current[int(instruction.group(1), 16)] = SassInstruction(
+                instruction.group(2), *source, instruction.group(3).strip(), tuple(labels))
+            labels = []
     return functions
 
 

@@ -33,6 +33,9 @@ class TraceSite:
     #: two lanes of a group read the same bytes (docs/rules.md, cp.async).
     source_lines: int = 1
     source_repeats: int = 0
+    #: Stores: where they sit against the kernel's global loads (``fed``, ``before_loads``, ``other``;
+    #: capture.phases), None where the trace does not say.
+    phase: str | None = None
     json: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -43,7 +46,7 @@ class TraceSite:
             matrices=None if site.get("matrices") is None else int(site["matrices"]),
             trans=bool(site.get("trans", False)), pc=site.get("pc"), sass=site.get("sass"),
             file=site.get("file"), line=site.get("line"), source_lines=int(site.get("source_lines", 1)),
-            source_repeats=int(site.get("source_repeats", 0)), json=site,
+            source_repeats=int(site.get("source_repeats", 0)), phase=site.get("phase"), json=site,
         )
 
     @property
