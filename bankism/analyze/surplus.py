@@ -5,10 +5,12 @@ instruction that meets an L1 data-bank write of other traffic costs extra wavefr
 bank conflicts. Stores and atomics meet L1 fills (global loads that miss L1), loads and atomics meet
 global stores; loads that hit L1 cause none, and nothing was measured at one warp per scheduler or less.
 ``estimate`` turns a launch's traffic counters (trace field ``traffic``) and its predicted per-site counts
-into the expected surplus of each ncu class, with the band the held-out measurements support. Limits: the
-estimate assumes the shared accesses and the other traffic are spread evenly over the launch; kernels whose
-phases line them up (a transpose's stores right after its loads) or keep them apart (stores before any
-load) miss by up to the band; a CAS retry loop's atomics are not estimated (no cause was measured).
+into the expected surplus of each ncu class, with the band the held-out measurements support. Stores with a
+phase (the SASS read at record time, capture.phases) are estimated by it: a fed store at the tile-phase rate
+of its block's warps, a store before any global load of a one-wave launch at none; and no store surplus
+arises before an SM has allocated SurplusRule.l1_free_bytes of L1 (run 14). Limits: other accesses are
+assumed spread evenly over the launch, so kernels whose phases line them up (a transpose's loads before its
+global stores) miss by up to the band; a CAS retry loop's atomics are not estimated (no cause was measured).
 """
 
 from __future__ import annotations
@@ -118,9 +120,8 @@ def evict_share(allocated_bytes_per_sm: float, arch: str) -> float:
 
 
 def fed_store_rate(warps: float, wavefronts: float, arch: str) -> float:
-    """Surplus wavefronts per fed store of ``wavefronts`` in blocks of ``warps``
-    (``SurplusRule.fed_store_rate``:
-    log2-interpolated over warps, linear between 1 and 2 wavefronts, 2-wavefront rate per 2 beyond)."""
+    """Surplus wavefronts per fed store of ``wavefronts`` in blocks of ``warps``: SurplusRule.fed_store_rate
+    interpolated over log2(warps), linear between 1 and 2 wavefronts, the 2-wavefront rate per 2 beyond."""
     rule = get_arch(arch).surplus
     if rule is None or not rule.fed_store_rate or warps < 2:
         return 0.0

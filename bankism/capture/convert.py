@@ -22,7 +22,7 @@ from bankism.arch import LANES, MATRIX_OPS
 from bankism.capture import async_events, cluster
 from bankism.capture.build import build_tracer
 from bankism.capture.disasm import SassInstruction, disassemble
-from bankism.capture.phases import store_phases
+from bankism.capture.phases import OTHER, store_phases
 from bankism.capture.raw import (
     FLAG_ATOMSYS,
     FLAG_READ,
@@ -110,7 +110,7 @@ def build_sites(
                 **shape,
                 "file": display_path(instruction.file) if instruction else None,
                 "line": instruction.line if instruction else None,
-                **({"phase": phases.get(int(offset), "other")}
+                **({"phase": phases.get(int(offset), OTHER)}
                    if instruction and shape["op"] == "store" else {}),
             }
         )

@@ -5,7 +5,8 @@ straight from a global load (``fed``) issues as that load's L1 fill lands, while
 fills still arrive; a store that runs before the kernel's first global load (``before_loads``: zeroing a
 histogram) meets no fill of its own block. Limits: the walk is over program order, not the control-flow
 graph; a value that goes through arithmetic (``s += a[i]``) is not ``fed``; generic loads (LD) are not
-taken for global ones.
+taken for global ones, nor cp.async (LDGSTS), so a kernel that reads global memory only by cp.async has all
+its stores ``before_loads``.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import re
 from bankism.capture.disasm import SassInstruction
 from bankism.isa import BARRIER_SASS, GLOBAL_LOAD_SASS, REGISTER_COPY_SASS, op_of_sass
 
-#: The phases a shared store can be given (``None``: other, or not known).
-PHASES = ("fed", "before_loads")
+#: The phases a shared store can be given; a trace without them has not read the SASS.
+PHASES = ("fed", "before_loads", "other")
+OTHER = "other"
 #: How far back (instructions) the walk from a store looks for the load of its value.
 WALK_LIMIT = 96
 
@@ -30,8 +32,7 @@ def _family_is(opcode: str, families: tuple[str, ...]) -> bool:
 
 
 def _is_global_load(opcode: str) -> bool:
-    return _family_is(opcode, GLOBAL_LOAD_SASS) and not opcode.startswith("LDGSTS") \
-        and not opcode.startswith("LDGDEPBAR")
+    return _family_is(opcode, GLOBAL_LOAD_SASS)  # LDG, LDG.E.64...; not LDGSTS or LDGDEPBAR
 
 
 def _registers(token: str, opcode: str) -> set[int]:
@@ -76,7 +77,8 @@ def _is_fed(program: list[tuple[int, SassInstruction]], index: int) -> bool:
 
 
 def store_phases(function: dict[int, SassInstruction]) -> dict[int, str]:
-    """{pc: phase} of the shared stores of one kernel's SASS that are ``fed`` or ``before_loads``."""
+    """{pc: phase} of the shared stores of one kernel's SASS that are ``fed`` or ``before_loads`` (the
+    others are ``OTHER``)."""
     program = sorted(function.items())
     labels = {label: pc for pc, instruction in program for label in instruction.labels}
     loads = [pc for pc, instruction in program if _is_global_load(instruction.opcode)]
