@@ -175,3 +175,12 @@ def test_stored_surplus_traces_carry_their_store_phases():
             assert stores and all(site.phase in ("fed", "before_loads", "other") for site in stores), (
                 path.name
             )
+
+
+def test_record_on_the_h100_writes_the_phases():
+    """Run 15: `bankism record` of a held-out public softmax on the H100 gave its four reduction stores the
+    phase read on the device (other), the same as from the same binary here."""
+    document = json.loads((ROOT / "traces" / "surplus" / "record_phase_check.json").read_text())
+    assert document["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
+    assert [site["phase"] for site in document["store_sites"]] == ["other"] * 4
+    assert document["st"]["surplus"]["band"] == RULE.busy_band["st"]
