@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 
-from collect_runs_6_to_9 import DEVICE, HERE, ROOT, TILE_METRICS, _configs, _environment, _shares
+from collect_runs_6_to_9 import DEVICE, ROOT, TILE_METRICS, _environment, _shares, tile_phase_rows
 from collect_sweep import number, rows
 
 SMS = 132
@@ -41,18 +41,8 @@ def _launch(name: str, blocks: int, threads: int, row: dict[str, str], **config)
 
 def main() -> None:
     run = os.path.join(DEVICE, "run14")
-    found = rows(os.path.join(run, "l1_capacity.csv"))
-    wanted = _configs(os.path.join(HERE, "l1_capacity_configs.txt"))
-    if len(found) != len(wanted):
-        raise SystemExit(f"run14: {len(found)} ncu rows for {len(wanted)} configurations")
-    launches = []
-    for config, row in zip(wanted, found, strict=True):
-        if (
-            f"tile_phase<{'float' if config['type'] == 4 else 'double'}, {config['loads']}"
-            not in row["Kernel Name"]
-        ):
-            raise SystemExit(f"run14: {config['name']} is not {row['Kernel Name']}")
-        launches.append(_launch(**config, row=row))
+    launches = [_launch(**config, row=row)
+                for config, row in tile_phase_rows("run14", "l1_capacity_configs.txt", "l1_capacity.csv")]
     for size, tile in SIZES:
         (row,) = rows(os.path.join(run, f"dgemm_{size}_{tile}.csv"))
         launches.append(_launch(f"dgemm:n{size}_tile{tile}", (size // tile) ** 2, tile * tile, row))

@@ -107,18 +107,25 @@ def _shares(metrics: dict) -> dict[str, float | None]:
     return out
 
 
+def tile_phase_rows(run: str, configs: str, csv: str) -> list[tuple[dict, dict[str, str]]]:
+    """(configuration, ncu row) of each tile-phase launch of a run, checked: one row per configuration line,
+    each row the kernel instance its configuration names."""
+    found = rows(os.path.join(DEVICE, run, csv))
+    wanted = _configs(os.path.join(HERE, configs))
+    if len(found) != len(wanted):
+        raise SystemExit(f"{run}: {len(found)} ncu rows for {len(wanted)} configurations")
+    for config, row in zip(wanted, found, strict=True):
+        instance = f"tile_phase<{'float' if config['type'] == 4 else 'double'}, {config['loads']}"
+        if instance not in row["Kernel Name"]:
+            raise SystemExit(f"{run}: {config['name']} is not {row['Kernel Name']}")
+    return list(zip(wanted, found, strict=True))
+
+
 def tile_phase() -> dict:
     launches = []
     for run, configs, csv in (("run6", "tile_phase_configs.txt", "tile_phase.csv"),
                               ("run7", "tile_phase_configs2.txt", "tile_phase2.csv")):
-        found = rows(os.path.join(DEVICE, run, csv))
-        wanted = _configs(os.path.join(HERE, configs))
-        if len(found) != len(wanted):
-            raise SystemExit(f"{run}: {len(found)} ncu rows for {len(wanted)} configurations")
-        for config, row in zip(wanted, found, strict=True):
-            instance = f"tile_phase<{'float' if config['type'] == 4 else 'double'}, {config['loads']}"
-            if instance not in row["Kernel Name"]:
-                raise SystemExit(f"{run}: {config['name']} is not {row['Kernel Name']}")
+        for config, row in tile_phase_rows(run, configs, csv):
             metrics = {key: number(row[metric]) for key, metric in TILE_METRICS.items()}
             launches.append({"run": run, **config, "kernel": row["Kernel Name"], "metrics": metrics,
                              **_shares(metrics)})
