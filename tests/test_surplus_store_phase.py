@@ -184,3 +184,19 @@ def test_record_on_the_h100_writes_the_phases():
     assert document["environment"]["gpu"] == "NVIDIA H100 80GB HBM3"
     assert [site["phase"] for site in document["store_sites"]] == ["other"] * 4
     assert document["st"]["surplus"]["band"] == RULE.busy_band["st"]
+
+
+@pytest.mark.parametrize("value", ["early", 1, None])
+def test_a_bad_store_phase_in_a_trace_is_one_error_line(tmp_path, value):
+    from tests.helpers import one_line_error, run_cli
+
+    document = json.loads((ROOT / "traces" / "surplus" / "kernels" / "transpose_tiled.json").read_text())
+    document["launches"][0]["sites"][0]["phase"] = value
+    records = ROOT / "traces" / "surplus" / "kernels" / "transpose_tiled.npz"
+    (tmp_path / records.name).write_bytes(records.read_bytes())
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(document))
+    before = path.read_bytes()
+    line = one_line_error(run_cli("analyze", path))
+    assert "phase" in line
+    assert path.read_bytes() == before
