@@ -176,6 +176,11 @@ class SurplusRule:
     #: traces/surplus/sm_90_l1_capacity.json,
     #: 41 fed launches, least squares; 0 measured at 132 KiB, 1.15% of a 2.8% steady value at 161 KiB).
     l1_free_bytes: int = 0
+    #: Loads that only some warps of a block issue (a reduction's last step): the largest load surplus, as a
+    #: share of the measured load wavefronts, that one warp of blocks of at most (key) warps showed reading 32
+    #: values while other blocks' global loads fill L1 (traces/surplus/sm_90_oneshot.json, the ``warp0``
+    #: configurations, both ncu settings). A label, like ``tile_store_ceiling``, not an estimate.
+    few_warp_load_ceiling: dict[int, float] = field(default_factory=dict)
     #: Resident blocks per SM at most (CUDA's limit for the architecture): with the warps and shared memory
     #: of a block, whether a launch runs in one wave (its stores before any global load then meet no fill).
     max_blocks_per_sm: int = 32
@@ -331,6 +336,7 @@ SM90 = Architecture(
         busy_band={"ld": 0.11, "st": 0.05, "atom": 0.07},
         burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
         tile_store_ceiling={2: 0.034, 4: 0.033, 8: 0.051, 16: 0.082, 32: 0.193},
+        few_warp_load_ceiling={8: 0.152, 32: 0.465},
         fed_store_rate={1: {2: 0.003, 4: 0.013, 8: 0.033, 16: 0.079, 32: 0.186},
                         2: {2: 0.017, 4: 0.038, 8: 0.081, 16: 0.165, 32: 0.3}},
         l1_free_bytes=132 * 1024,

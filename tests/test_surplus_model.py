@@ -21,7 +21,8 @@ from bankism.trace.read import open_trace
 
 ROOT = Path(__file__).parent.parent
 RULE = get_arch("sm_90").surplus
-#: Held-out launches whose surplus the model does not explain (docs/rules.md lists them with figures).
+#: Held-out launches outside their band: the estimate does not reach them (docs/rules.md lists them with
+#: figures; colsum_f64's loads carry the measured few-warp label, test_surplus_oneshot.py).
 NOT_EXPLAINED = {("colsum_f64", "ld")}
 
 

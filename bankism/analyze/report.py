@@ -36,7 +36,7 @@ from bankism.analyze.verdict import (
     conflicts_explained,
     unexplained_surplus,
 )
-from bankism.arch import DEFAULT_ARCH, SECTOR_BYTES
+from bankism.arch import DEFAULT_ARCH, LANES, SECTOR_BYTES
 from bankism.timing import LaunchFix, SiteExcess, launch_fix
 from bankism.trace.timeblock import launch_time
 from bankism.trace.views import Launch
@@ -204,8 +204,10 @@ class LaunchReport:
             if any(s.atomic_op == "cas_spin" for s in sites):
                 out[op_class] = None
                 continue
+            warps = -(-self.launch.threads_per_block // LANES)
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
-                              s.lanes / s.executions if s.executions else 0.0, s.site.phase) for s in sites]
+                              s.lanes / s.executions if s.executions else 0.0, s.site.phase,
+                              0 < s.executions < warps * self.blocks_recorded) for s in sites]
             out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
                                      self.launch.threads_per_block, cp_async, self.launch.shared_bytes)
         return out
@@ -258,7 +260,8 @@ class LaunchReport:
             "measured_conflicts_explained": self.conflicts_explained(),
             "sampling": self.sampling_advice(),
             "surplus": {c: None if e is None else {"expected": e.expected, "band": e.band, "quiet": e.quiet,
-                                                  "cause": e.cause, "tile_ceiling": e.ceiling}
+                                                  "cause": e.cause, "tile_ceiling": e.ceiling,
+                                                  "ceiling_cause": e.ceiling_cause if e.ceiling else None}
                         for c, e in self.surplus_estimates().items()},
             "unrecorded_shared": None if launch.unrecorded_shared is None else list(launch.unrecorded_shared),
             "coverage": self.coverage(),

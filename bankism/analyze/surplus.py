@@ -33,6 +33,10 @@ BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue
 #: What a tiled kernel's store surplus over the band comes from (traces/surplus/sm_90_tile_phase.json).
 TILE_CAUSE = ("each warp's stores meet the fills of the other warps' loads of the same block "
               "(hw/surplus/tile_phase.cu, docs/rules.md)")
+#: What the load surplus of a block whose loads only some of its warps issue comes from (run 16-17:
+#: traces/surplus/sm_90_oneshot.json).
+FEW_WARP_CAUSE = ("loads that only some warps of a block issue meet the fills of other blocks' global loads "
+                  "(hw/surplus/oneshot.cu, docs/rules.md)")
 #: Traffic counters the estimate needs (capture.ncu.TRAFFIC_METRICS).
 NEEDED = ("l1_fill_sectors", "global_store_sectors", "sm_cycles", "warps_active_percent", "sm_count")
 
@@ -47,6 +51,8 @@ class SiteLoad:
     lanes: float = 32.0
     #: Stores: ``fed``, ``before_loads`` or ``other`` (capture.phases), None where the SASS was not read.
     phase: str | None = None
+    #: Fewer warp-executions per recorded block than the block has warps: only some warps issue it.
+    partial_block: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,18 +74,22 @@ class SurplusEstimate:
     #: warps per block it was looked up for.
     ceiling: float = 0.0
     warps: int = 0
+    #: What a surplus above the band but under ``ceiling`` was measured to come from.
+    ceiling_cause: str = TILE_CAUSE
 
     def within_band(self, measured: float, predicted: float) -> bool:
         """Whether ``measured`` wavefronts agree with ``predicted`` plus the expected surplus."""
         return abs(measured - predicted - self.expected) <= self.band * measured + 0.5
 
     def under_ceiling(self, measured: float, predicted: float) -> bool:
-        """Whether a surplus above the band stays under what tiled stores of such blocks measured."""
+        """Whether a surplus above the band stays under what the probes measured for such blocks (stores of
+        tiled blocks, loads that only some warps issue)."""
         return 0 <= measured - predicted <= self.ceiling * measured + 0.5 and self.ceiling > 0
 
     def admits(self, measured: float, predicted: float) -> bool:
         """Whether the measured surplus has a measured cause: within the band of the estimate, or, for
-        the stores of a tiled kernel, under the ceiling its block size measured."""
+        the stores of a tiled kernel or loads that only some warps issue, under the ceiling its block size
+        measured."""
         return self.within_band(measured, predicted) or self.under_ceiling(measured, predicted)
 
     def describe(self, measured: float, predicted: float) -> str:
@@ -91,8 +101,10 @@ class SurplusEstimate:
                   f"expected {self.expected:,.0f} ({expected} of measured) from {self.cause}")
         tiled = ""
         if not self.within_band(measured, predicted) and self.under_ceiling(measured, predicted):
-            tiled = (f"; above the band but under the {self.ceiling:.1%} that stores waiting for their own "
-                     f"loads measured in tiled blocks of {self.warps} warps or fewer ({TILE_CAUSE})")
+            what = ("stores waiting for their own loads measured in tiled blocks" if self.op_class == "st"
+                    else "loads of one warp per block measured, other blocks filling L1, in blocks")
+            tiled = (f"; above the band but under the {self.ceiling:.1%} that {what} of {self.warps} warps "
+                     f"or fewer ({self.ceiling_cause})")
         return (f"surplus {surplus:,.0f} wavefronts ({share} of measured); {regime}; band ±{self.band:.0%} "
                 f"of measured (docs/rules.md, whole kernels){tiled}")
 
@@ -198,14 +210,30 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
             cause = BURST_CAUSE if expected < rule.quiet * predicted else f"{BURST_CAUSE}, and {cause}"
         expected += burst
     quiet = expected < rule.quiet * predicted
-    ceiling = tile_store_ceiling(warps, arch) if op_class == "st" and load_fills > 0 else 0.0
+    ceiling, ceiling_cause = 0.0, TILE_CAUSE
+    if op_class == "st" and load_fills > 0:
+        ceiling = tile_store_ceiling(warps, arch)
+    elif op_class == "ld" and load_fills > 0 and any(s.partial_block for s in loads):
+        ceiling, ceiling_cause = few_warp_load_ceiling(warps, arch), FEW_WARP_CAUSE
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
-                           cause, ceiling, warps)
+                           cause, ceiling, warps, ceiling_cause)
+
+
+def _ceiling(table: dict[int, float], warps: int) -> float:
+    """The entry of the smallest measured block size at least ``warps``; 0 for one warp or past the table."""
+    sizes = [size for size in sorted(table) if size >= warps]
+    return table[sizes[0]] if sizes and warps >= 2 else 0.0
 
 
 def tile_store_ceiling(warps: int, arch: str) -> float:
     """The largest store surplus share measured for tiled blocks of ``warps`` warps (the entry of the
     smallest measured block size at least as large), 0 for one warp or an architecture without it."""
     rule = get_arch(arch).surplus
-    sizes = [size for size in sorted(rule.tile_store_ceiling) if size >= warps] if rule else []
-    return rule.tile_store_ceiling[sizes[0]] if rule and sizes and warps >= 2 else 0.0
+    return _ceiling(rule.tile_store_ceiling, warps) if rule else 0.0
+
+
+def few_warp_load_ceiling(warps: int, arch: str) -> float:
+    """The largest load surplus share measured when one warp of a block of ``warps`` warps reads while other
+    blocks fill L1 (``SurplusRule.few_warp_load_ceiling``, run 16-17), 0 where none was measured."""
+    rule = get_arch(arch).surplus
+    return _ceiling(rule.few_warp_load_ceiling, warps) if rule else 0.0

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bankism.analyze.model import METRICS, Counts, SiteStats, address_level
-from bankism.analyze.surplus import TILE_CAUSE, SurplusEstimate
+from bankism.analyze.surplus import SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
 from bankism.trace.views import Launch
 
@@ -282,7 +282,7 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
             explained = found is None or found.admits(*wavefronts)
             why = surplus_cause(op_class, found, report.sites, explained)
             if found is not None and explained and not found.within_band(*wavefronts):
-                why = TILE_CAUSE  # above the band, under what tiled stores of such blocks measured
+                why = found.ceiling_cause  # above the band, under what the probes measured for such blocks
             return (f"the {difference:.0f} surplus wavefronts, all counted as bank conflicts: {beyond}"
                     f"{why}{scaled}{cause}")
     if difference > 0:
