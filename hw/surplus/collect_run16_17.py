@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Device runs 16 and 17 of issue 21 into traces/surplus/sm_90_oneshot.json.
+"""Device runs 16, 17 and 18 of issue 21 into traces/surplus/sm_90_oneshot.json.
 
-usage: python hw/surplus/collect_run16_17.py   (reads traces/surplus/device/run16 and run17)
+usage: python hw/surplus/collect_run16_17.py   (reads traces/surplus/device/run16, run17 and run18)
 
 - ``probe``: every launch of the one-shot tile probe (hw/surplus/oneshot.cu over oneshot_configs.txt), under
   ncu's clock and cache control switched off (run 16, as every earlier probe) and under ncu's defaults
@@ -9,6 +9,8 @@ usage: python hw/surplus/collect_run16_17.py   (reads traces/surplus/device/run1
   kernel instance its configuration names.
 - ``programs``: the stored surplus programs (hw/surplus/kernels, the corpus SGEMM) under both settings
   (run 17).
+- ``gap``: the stored transposes' code with integer work between each shared load and its global store and
+  before the first global load (hw/surplus/ldsgap.cu over ldsgap_configs.txt, run 18, ncu's defaults).
 Each launch keeps its counters and, per class, the surplus share (hardware minus SASS-instrumented
 address-level wavefronts, over hardware wavefronts).
 """
@@ -22,6 +24,7 @@ from collect_runs_6_to_9 import DEVICE, HERE, ROOT, SASS, TILE_METRICS, _environ
 from collect_sweep import number, rows
 
 PROBE_FIELDS = ("type", "rows", "pad", "read", "sink", "n", "persist")
+GAP_FIELDS = ("type", "rows", "pad", "gap", "pre", "n")
 #: the stored traces (traces/surplus/kernels) of the programs run 17 profiled again, by CSV name
 PROGRAMS = {
     "transpose_f64_plain": "transpose_f64", "transpose_f64_padded": "transpose_f64_padded",
@@ -41,13 +44,13 @@ ATOM = {
 }
 
 
-def _probe_configs() -> list[dict]:
+def _configs(file: str, fields: tuple[str, ...]) -> list[dict]:
     out = []
-    with open(os.path.join(HERE, "oneshot_configs.txt")) as fh:
+    with open(os.path.join(HERE, file)) as fh:
         for line in fh:
             if line.strip() and not line.startswith("#"):
                 name, *values = line.split()
-                out.append({"name": name, **dict(zip(PROBE_FIELDS, map(int, values), strict=True))})
+                out.append({"name": name, **dict(zip(fields, map(int, values), strict=True))})
     return out
 
 
@@ -66,14 +69,17 @@ def _shares(metrics: dict) -> dict[str, float]:
     return out
 
 
-def probe(run: str, csv: str, setting: str) -> list[dict]:
-    found, wanted = rows(os.path.join(DEVICE, run, csv)), _probe_configs()
+def probe(run: str, csv: str, setting: str, family: str = "oneshot") -> list[dict]:
+    """Every launch of one probe run (``family`` oneshot or ldsgap), each row the instance its line names."""
+    found = rows(os.path.join(DEVICE, run, csv))
+    wanted = _configs(f"{family}_configs.txt", PROBE_FIELDS if family == "oneshot" else GAP_FIELDS)
     if len(found) != len(wanted):
         raise SystemExit(f"{run}: {len(found)} ncu rows for {len(wanted)} configurations")
     launches = []
     for config, row in zip(wanted, found, strict=True):
         element = "float" if config["type"] == 4 else "double"
-        instance = f"oneshot<{element}, {config['rows']}, {config['sink']}>"
+        last = config["sink"] if family == "oneshot" else f"{config['pad']}, {config['gap']}"
+        instance = f"{family}<{element}, {config['rows']}, {last}>"
         if instance not in row["Kernel Name"]:
             raise SystemExit(f"{run}: {config['name']} is not {row['Kernel Name']}")
         metrics = _metrics(row)
@@ -101,18 +107,22 @@ def main() -> None:
         "description": "what the surplus of one-shot tiled kernels depends on (issue 21): "
         "hw/surplus/oneshot.cu, one 32x32 tile per block through shared memory, one knob at a time, under "
         "ncu with clock and cache control off (run 16) and with ncu's defaults (run 17); and the stored "
-        "surplus programs under both (run 17, hw/surplus/run_call17.sh); surplus share = (hardware - "
+        "surplus programs under both (run 17, hw/surplus/run_call17.sh); the stored transposes' code with "
+        "integer work placed between its accesses (run 18, hw/surplus/ldsgap.cu); surplus share = "
+        "(hardware - "
         "SASS-instrumented address-level wavefronts) / hardware wavefronts",
         "settings": SETTINGS,
-        "environment": {"run16": _environment("run16"), "run17": _environment("run17")},
+        "environment": {run: _environment(run) for run in ("run16", "run17", "run18")},
         "probe": probe("run16", "oneshot.csv", "none") + probe("run17", "oneshot_defaults.csv", "defaults"),
         "programs": programs(),
+        "gap": probe("run18", "ldsgap.csv", "defaults", "ldsgap"),
     }
     path = os.path.join(ROOT, "traces", "surplus", "sm_90_oneshot.json")
     with open(path, "w") as fh:
         json.dump(document, fh, indent=1)
         fh.write("\n")
-    print(f"{path}: {len(document['probe'])} probe launches, {len(document['programs'])} program launches")
+    print(f"{path}: {len(document['probe'])} probe launches, {len(document['programs'])} program launches, "
+          f"{len(document['gap'])} gap launches")
 
 
 if __name__ == "__main__":
