@@ -448,3 +448,36 @@ def test_unnamed_template_parameters_are_not_an_internal_error():
     words = {0: (BASE + 8 * t).reshape(1, 32).astype(np.int64)}
     check_site(site(report, 7, "tile", "store"), words, 4, "store")
     assert [s["wavefronts"] for s in report["sites"] if s["op"] == "store"] == [2]
+
+
+def _store_wavefronts(report: dict) -> dict[int, int]:
+    return {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "store"}
+
+
+def test_overloaded_function_templates_are_ordered_as_nvcc_orders_them():
+    """(T, T) beats (T1, T2) for two ints, (T1, T2) alone deduces for int and unsigned, (T*, T) beats (T1,
+    T2) for a pointer and its pointee: strides 1, 2 and 4 (nvcc's SASS shifts the lane by 2, 3 and 4)."""
+    report = run(HELDOUT / "overload_ordering.cu")
+    t = np.arange(32)
+    for line, stride in ((14, 1), (15, 2), (16, 4)):
+        check_site(site(report, line, "tile", "store"), _words(stride * t), 4, "store")
+    assert [_store_wavefronts(report)[line] for line in (14, 15, 16)] == [1, 2, 4]
+
+
+def test_a_function_pointer_specialization_the_kernel_does_not_use_is_no_refusal():
+    report = run(HELDOUT / "function_pointer_traits.cu", defines={"p.n": "1048576"})
+    threads = np.arange(256).reshape(8, 1, 32)  # 8 warps, one execution each
+    addresses = (BASE + 4 * (2 * threads % 256)).astype(np.int64)
+    check_site(site(report, 14, "s", "store"), dict(enumerate(addresses)), 4, "store")
+    assert _store_wavefronts(report)[14] == 16  # 8 warps, 2-way each
+
+
+@pytest.mark.parametrize(("kernel", "defines", "line", "wavefronts"), [
+    ("fill_row", {}, 13, 2),  # Arith T = double, from main's launch
+    ("fill_row", {"T": "float", "BS": "32"}, 13, 1),  # -D T=float was "not a number"
+    ("fill_pairs", {}, 22, 2),  # std::floating_point T = float, stride 2
+])
+def test_a_type_parameter_constrained_by_a_concept_is_a_type(kernel, defines, line, wavefronts):
+    extra = {"grid": (4, 1, 1), "block": (32, 1, 1)} if defines else {}
+    report = run(HELDOUT / "concept_params.cu", kernel=kernel, defines=defines, **extra)
+    assert _store_wavefronts(report)[line] == wavefronts

@@ -9,6 +9,7 @@ from tree_sitter import Node
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.concepts import constrained_type_parameter, defined_concepts
 from bankism.explain.frontend.cpp_declarations import CppDeclarations
 from bankism.explain.frontend.treesitter import SPACE, child_of_type, last_name, named_children, node_text
 
@@ -179,9 +180,6 @@ class Declarations(CppDeclarations):
             name = node_text(declarators[0])
         elif name_node.type == "template_type":
             name = last_name(name_node.child_by_field_name("name"))
-            specialization = [
-                self._template_argument(a) for a in named_children(name_node.child_by_field_name("arguments"))
-            ]
         else:
             name = last_name(name_node)
         kind = node.type.split("_")[0]
@@ -190,6 +188,12 @@ class Declarations(CppDeclarations):
         )
         struct.file = self._file(node)
         try:
+            if name_node is not None and name_node.type == "template_type":
+                # a specialization; one whose arguments cannot be read (`traits<Ret (*)(Arg)>`) matches
+                # no use (an empty list) and carries the error like any unreadable member
+                struct.specialization = []
+                arguments = named_children(name_node.child_by_field_name("arguments"))
+                struct.specialization = [self._template_argument(a) for a in arguments]
             parent = node.parent
             if parent is not None and parent.type == "template_declaration":
                 struct.template_params = self._template_params(parent.child_by_field_name("parameters"))
@@ -297,6 +301,12 @@ class Declarations(CppDeclarations):
                 name = node_text(name_node) if name_node is not None else f"<unnamed {len(out)}>"
                 out.append(S.TemplateParam(line, text, name, True,
                                            self._default_type(default) if default is not None else None))
+            elif p.type in ("parameter_declaration", "optional_parameter_declaration") \
+                    and self._constrained(p):
+                # `Arith T`, `std::floating_point T = float`: a type parameter constrained by a concept
+                default = p.child_by_field_name("default_value")
+                out.append(S.TemplateParam(line, text, node_text(p.child_by_field_name("declarator")), True,
+                                           self._default_type(default) if default is not None else None))
             elif p.type in ("parameter_declaration", "optional_parameter_declaration"):
                 declarator = p.child_by_field_name("declarator")
                 name = self._declared(p, declarator)[1] if declarator is not None else f"<unnamed {len(out)}>"
@@ -313,6 +323,15 @@ class Declarations(CppDeclarations):
             else:
                 raise self.unsupported(p, "template parameter")
         return out
+
+    def _constrained(self, parameter: Node) -> bool:
+        """Whether a template parameter `C name` names a concept C: then it declares a type."""
+        root = parameter
+        while root.parent is not None:
+            root = root.parent
+        if root.id not in self._concepts:
+            self._concepts[root.id] = defined_concepts(root)
+        return constrained_type_parameter(parameter, self._concepts[root.id])
 
     # --- types ----------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from bankism.explain.simt.bindings import (
     VarLV,
 )
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.overloads import most_specialized
 from bankism.explain.simt.records import member_path, method_path
 from bankism.explain.simt.values import (
     Closure,
@@ -151,7 +152,9 @@ class Calls:
             raise Failure(expr, f"unsupported construct: several overloads of {expr.function} with default "
                                 "arguments")
         values = [self.eval(a, mask) for a in expr.args]
-        function = self._overload(candidates, values, expr, mask)
+        function = most_specialized(candidates, [v.type for v in values]) if all(
+            f.template_params for f in candidates) else None
+        function = function or self._overload(candidates, values, expr, mask)
         if any(p.type.reference for p in function.params) and not any(
                 isinstance(n, S.Assign | S.IncDec | S.Call | S.MethodCall) for n in S.walk(list(expr.args))):
             # bind the chosen overload's references to the arguments themselves (evaluating

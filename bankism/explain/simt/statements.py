@@ -36,6 +36,10 @@ from bankism.inputs import Budget
 MAX_LOOP_ITERATIONS = 1 << 18
 
 
+#: What an unknown value without a recorded origin depends on, as messages name it ("depends on ..., which
+#: bankism does not know"): it once read "values bankism does not know", said twice.
+UNTRACED = "values computed from unknown inputs"
+
 class Statements:
     """Statement execution (a mixin of ``Machine``)."""
 
@@ -69,7 +73,7 @@ class Statements:
         return lanes
 
     def unsure_reason(self) -> str:
-        return self.unsure_why or "values bankism does not know"
+        return self.unsure_why or UNTRACED
 
     @contextmanager
     def maybe_running(self, lanes: np.ndarray, why: str | None):
@@ -78,7 +82,7 @@ class Statements:
         barrier among them is refused."""
         old, old_why = self.unsure, self.unsure_why
         self.unsure = lanes.copy() if old is None else old | lanes
-        self.unsure_why = old_why or (why or "values bankism does not know")
+        self.unsure_why = old_why or (why or UNTRACED)
         try:
             yield
         finally:
@@ -90,10 +94,10 @@ class Statements:
         if isinstance(value, Scalar) and not all_known(value.known, mask):
             unknown_lanes = ~flags_per_thread(value.known, self.threads) & mask.arr
             holds = per_thread(value.data != 0, self.threads) & ~unknown_lanes
-            return holds, unknown_lanes, value.taint or "values bankism does not know"
+            return holds, unknown_lanes, value.taint or UNTRACED
         if isinstance(value, Pointer) and value.known is not True and not all_known(value.known, mask):
             unknown_lanes = ~flags_per_thread(value.known, self.threads) & mask.arr
-            return ~unknown_lanes, unknown_lanes, value.taint or "values bankism does not know"
+            return ~unknown_lanes, unknown_lanes, value.taint or UNTRACED
         return self.truth_of(value, expr, mask), None, ""
 
     def _registers_only(self, names: tuple[str, ...]) -> bool:
