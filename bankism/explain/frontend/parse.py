@@ -212,7 +212,7 @@ class _Converter(Declarations, ExpressionConverter):
         self.pre = pre
         #: Trees of statements parsed again (kept alive while their nodes are converted).
         self._reparsed: list = []
-        #: The concepts each parsed tree defines, by its root node's id (Declarations._concept_names).
+        #: The concepts each parsed tree defines, by its root node's id (Declarations._constrained).
         self._concepts: dict[int, set[str]] = {}
 
     # --- helpers --------------------------------------------------------------------------

@@ -152,7 +152,8 @@ class Calls:
             raise Failure(expr, f"unsupported construct: several overloads of {expr.function} with default "
                                 "arguments")
         values = [self.eval(a, mask) for a in expr.args]
-        function = most_specialized(candidates, [v.type for v in values]) if all(
+        # function templates a call matches alike, all deduced (explicit arguments change the deduction)
+        function = most_specialized(candidates, [v.type for v in values]) if not expr.template_args and all(
             f.template_params for f in candidates) else None
         function = function or self._overload(candidates, values, expr, mask)
         if any(p.type.reference for p in function.params) and not any(

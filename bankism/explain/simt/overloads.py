@@ -2,7 +2,8 @@
 
 Limits: only parameters written as a template type parameter (``T``, ``T*``, ``const T&``) are deduced;
 any other parameter takes its argument by conversion and must be written alike in both templates to order
-them. Enough for the usual helper pairs, ``ceilDiv(T, T)`` against ``ceilDiv(T1, T2)``.
+them; a call with explicit template arguments is not ordered here. Enough for the usual helper pairs,
+``ceilDiv(T, T)`` against ``ceilDiv(T1, T2)``.
 """
 
 from __future__ import annotations
