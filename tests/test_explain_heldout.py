@@ -481,3 +481,28 @@ def test_a_type_parameter_constrained_by_a_concept_is_a_type(kernel, defines, li
     extra = {"grid": (4, 1, 1), "block": (32, 1, 1)} if defines else {}
     report = run(HELDOUT / "concept_params.cu", kernel=kernel, defines=defines, **extra)
     assert _store_wavefronts(report)[line] == wavefronts
+
+
+def test_a_pointer_to_an_array_views_shared_memory_by_rows():
+    """`float (*t)[33] = reinterpret_cast<float (*)[33]>(raw)`, a `float (*rows)[33]` parameter and `t + k`:
+    t[r][c] is raw[33 r + c] (a held-out public WMMA HGEMM's view of its dynamic shared memory, refused
+    before; on the H100 its ldmatrix lines then equal the recorded trace)."""
+    report = run(HELDOUT / "pointer_to_array.cu")
+    x = np.arange(32)
+    per_warp = {y: (BASE + 4 * (33 * y + x)).reshape(1, 32) for y in range(32)}
+    check_site(site(report, 14, "raw", "store"), per_warp, 4, "store")
+    columns = {y: (BASE + 4 * (33 * x + y)).reshape(1, 32) for y in range(32)}
+    check_site(site(report, 16, "raw", "load"), columns, 4, "load")
+    diagonal = {y: (BASE + 4 * 34 * x).reshape(1, 32) for y in range(32)}
+    check_site(site(report, 19, "raw", "store"), diagonal, 4, "store")
+    assert _store_wavefronts(report)[19] == 64  # 32 warps, 2-way each
+
+
+def test_a_guarded_copy_in_a_repeated_loop_is_counted_only_where_it_runs():
+    """The next-stage cp.async under `if (k + 1 < STEPS)` runs in 63 of 64 iterations; the repeat probe
+    recorded it in all 64 (PTX, WMMA and memcpy_async accesses skipped the check that lanes whose
+    condition is not known make no shared access)."""
+    report = run(HELDOUT / "guarded_async_loop.cu")
+    copies = sorted(s["instructions"] for s in report["sites"] if s["op"] == "ldgsts")
+    assert copies == [1, 63]
+    assert next(s["instructions"] for s in report["sites"] if s["op"] == "load") == 64

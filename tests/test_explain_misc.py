@@ -93,19 +93,19 @@ def test_asm_operands_without_commas_and_special_registers():
 
 
 def test_a_helper_explain_cannot_read_is_refused_with_its_reason(tmp_path):
-    path = tmp_path / "pointer_to_array.cu"
+    path = tmp_path / "function_pointer.cu"
     path.write_text(
-        "__device__ void zero(float (*rows)[4]) { rows[0][0] = 0.0f; }\n"
+        "__device__ void zero(float *row, void (*visit)(float)) { row[0] = 0.0f; }\n"
         "__global__ void k(float *out) {\n"
         "  __shared__ float s[32];\n"
         "  float r[2][4];\n"
-        "  zero(r);\n"
+        "  zero(r[0], 0);\n"
         "  s[threadIdx.x] = r[0][0];\n"
         "  out[threadIdx.x] = s[threadIdx.x];\n"
         "}\n"
     )
-    with pytest.raises(BankismError, match=r"pointer_to_array.cu:1: unsupported construct: pointer to an "
-                                           r"array"):
+    with pytest.raises(BankismError, match=r"function_pointer.cu:1: unsupported construct: function "
+                                           r"declaration"):
         run(path, grid=(1, 1, 1), block=(32, 1, 1))
 
 

@@ -160,6 +160,7 @@ def _copy(machine: SimtMachine, expr: S.Call, mask: Mask, dst: Pointer, src: Poi
         t = C.UCHAR if width == 1 else C.USHORT if width == 2 else CType(
             f"unsigned charx{width}", "vec", width, min(16, width), None, False, 0, C.UCHAR, width)
         op = {"ldgsts": "ldgsts", "bulk": "bulk", "plain": "store"}[how]
+        machine.require_certain(expr, running)
         machine.recorder.record(expr, op, t, region, addresses, running, machine.context.block_index,
                                 span=machine.span, calls=tuple(machine.call_stack))
         _write(machine, addresses, source + np.maximum(offset, 0), width, src, running)

@@ -99,6 +99,7 @@ class PtxSharedMemory:
 
     def _record_ptx(self, stmt: PtxStatement, op: str, t: CType, region: SharedVariable,
                     addresses: np.ndarray, mask: Mask, **extra: object) -> None:
+        self.require_certain(stmt, mask)
         self.recorder.record(stmt, op, t, region, addresses, mask, self.context.block_index,
                              span=self.span, calls=tuple(self.call_stack), **extra)
 

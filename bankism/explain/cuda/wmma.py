@@ -221,6 +221,7 @@ def _shared(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool, variable
         machine.shared_region_of(addresses, mask.arr, access.width, expr)
         recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
         extra = {"matrices": access.matrices} if access.matrices else {}
+        machine.require_certain(expr, mask)
         machine.recorder.record(expr, op, recorded, region, addresses, mask, machine.context.block_index,
                                 span=machine.span, calls=tuple(machine.call_stack), **extra)
         if access.generic:

@@ -422,6 +422,7 @@ class Declarations(CppDeclarations):
         """(type, declared name) of ``declarator`` within the declaration ``node``."""
         base, args, scope, const, align = self._base_type(node)
         pointers, dims, reference = 0, [], False
+        array_pointers = 0  # pointers inside `( )` after array sizes: `T (*p)[N]`
         name = ""
         current = declarator
         while current is not None:
@@ -432,7 +433,10 @@ class Declarations(CppDeclarations):
             if kind == "init_declarator":
                 current = current.child_by_field_name("declarator")
             elif kind == "pointer_declarator" or kind == "abstract_pointer_declarator":
-                pointers += 1
+                if dims:
+                    array_pointers += 1
+                else:
+                    pointers += 1
                 current = current.child_by_field_name("declarator")
             elif kind in ("reference_declarator", "abstract_reference_declarator"):
                 reference = True
@@ -449,20 +453,18 @@ class Declarations(CppDeclarations):
                 self._check(current)
                 raise self.unsupported(current, f"declarator {kind}")
         type_name = S.TypeName(self._line(node), node_text(node), base, pointers, dims, reference, const,
-                               align, args, scope, **self._type_extras(node))
+                               align, args, scope, **self._type_extras(node), array_pointers=array_pointers)
         type_name.file = self._file(node)
         return type_name, name
 
     def _parenthesized(self, node: Node, dims: list) -> Node | None:
         """The declarator inside ``(&name)`` or ``(&)``: a reference to an array (``T (&r)[M][N]``,
-        ``reinterpret_cast<T (&)[N]>``) or a plain name in parentheses. A pointer to an array
-        (``T (*p)[N]``) has no type here, and is refused."""
+        ``reinterpret_cast<T (&)[N]>``), a pointer to an array (``T (*p)[N]``, its pointer counted
+        apart from ``T *p[N]``'s) or a plain name in parentheses."""
         inner = named_children(node)
         if not inner:
             return None
         inside = inner[0]
-        if inside.type in ("pointer_declarator", "abstract_pointer_declarator") and dims:
-            raise self.unsupported(node, "pointer to an array")
         if inside.type not in ("reference_declarator", "abstract_reference_declarator", "identifier",
                                "field_identifier", "pointer_declarator", "abstract_pointer_declarator"):
             raise self.unsupported(node, "parenthesized declarator")

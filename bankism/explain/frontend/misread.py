@@ -27,8 +27,8 @@ def misread_template_declaration(expression: Node) -> bool:
 
 
 def misread_array_reference(expression: Node) -> bool:
-    """``half (&r)[4][2] = ...`` (a reference to an array of a typedef'd type) read as the call
-    ``half(&r)`` subscripted and assigned to."""
+    """``half (&r)[4][2] = ...`` (a reference to an array of a typedef'd type) or ``float (*t)[33] = ...``
+    (a pointer to an array) read as the call ``half(&r)`` or ``float(*t)`` subscripted and assigned to."""
     if expression.type != "assignment_expression":
         return False
     if node_text(expression.child_by_field_name("operator")) != "=":
@@ -42,13 +42,13 @@ def misread_array_reference(expression: Node) -> bool:
             "identifier", "qualified_identifier", "primitive_type", "type_identifier"):
         return False
     args = named_children(left.child_by_field_name("arguments"))
-    return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0]).startswith("&")
+    return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0])[:1] in "&*"
             and args[0].child_by_field_name("argument").type == "identifier")
 
 
 def array_reference_declaration(converter, node: Node, expression: Node) -> S.Decl:  # noqa: ANN001
-    """The declaration ``T (&name)[A][B] = init;`` from its misread expression (shape checked by
-    ``misread_array_reference``)."""
+    """The declaration ``T (&name)[A][B] = init;`` or ``T (*name)[A] = init;`` from its misread
+    expression (shape checked by ``misread_array_reference``)."""
     left = expression.child_by_field_name("left")
     dims: list[S.Expr | None] = []
     while left.type == "subscript_expression":
@@ -59,9 +59,12 @@ def array_reference_declaration(converter, node: Node, expression: Node) -> S.De
     scope = ""
     if function.type == "qualified_identifier":
         scope = node_text(function.child_by_field_name("scope"))
-    name = node_text(named_children(left.child_by_field_name("arguments"))[0].child_by_field_name("argument"))
+    declared = named_children(left.child_by_field_name("arguments"))[0]
+    name = node_text(declared.child_by_field_name("argument"))
+    pointer = node_text(declared).startswith("*")
     line = converter._line(node)
-    type_name = S.TypeName(line, node_text(node), last_name(function), 0, dims, True, scope=scope)
+    type_name = S.TypeName(line, node_text(node), last_name(function), 0, dims, not pointer, scope=scope,
+                           array_pointers=int(pointer))
     type_name.file = converter._file(node)
     init = converter.expr(expression.child_by_field_name("right"))
     declarator = S.Declarator(line, node_text(expression), name, type_name, init)

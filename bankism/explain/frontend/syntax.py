@@ -35,6 +35,8 @@ class TypeName(Node):
     scope_type: TypeName | None = None
     #: ``decltype(expr)``: the expression whose type this is (``base`` is "decltype").
     decltype: Expr | None = None
+    #: Pointer levels outside the array sizes: ``T (*p)[N]`` is a pointer to an array of N T.
+    array_pointers: int = 0
 
 
 # --- expressions -------------------------------------------------------------------------

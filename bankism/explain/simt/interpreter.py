@@ -273,6 +273,8 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
             if size < 0:
                 raise Failure(dim, f"array size {size} is negative")
             t = C.array_of(t, size)
+        for _ in range(type_name.array_pointers):  # `T (*p)[N]`: a pointer to the array
+            t = C.pointer_to(t)
         return t
 
     def _base_type(self, type_name: S.TypeName, init: Value | None) -> CType:

@@ -281,13 +281,7 @@ class Lvalues:
             )
         if t.kind == "ptr":
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
-        doubtful = self.unsure_lanes()
-        if doubtful is not None and (doubtful & mask.arr).any():
-            raise Failure(
-                target.node,
-                f"whether this shared-memory access runs depends on {self.unsure_reason()}, "
-                "which bankism does not know",
-            )
+        self.require_certain(target.node, mask)
         if target.known is not True and not all_known(target.known, mask):
             raise Failure(target.node, f"the address depends on {target.taint}, which bankism does not know")
         offsets = per_thread(np.asarray(target.offset, np.int64), self.threads)

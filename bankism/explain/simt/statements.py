@@ -75,6 +75,13 @@ class Statements:
     def unsure_reason(self) -> str:
         return self.unsure_why or UNTRACED
 
+    def require_certain(self, node: S.Node, mask: Mask) -> None:
+        """Refuse a shared-memory access among lanes that only maybe run (their condition is not known)."""
+        doubtful = self.unsure_lanes()
+        if doubtful is not None and (doubtful & mask.arr).any():
+            raise Failure(node, f"whether this shared-memory access runs depends on {self.unsure_reason()}, "
+                                "which bankism does not know")
+
     @contextmanager
     def maybe_running(self, lanes: np.ndarray, why: str | None):
         """Run code in which ``lanes`` may or may not take part (their condition is not
@@ -234,18 +241,19 @@ class Statements:
 
     def _declare_local(self, item: S.Declarator, mask: Mask) -> None:
         init_value = None
-        if item.type.base != "auto" and not item.type.reference and not item.type.dims:
+        array = bool(item.type.dims) and not item.type.array_pointers  # `T (*p)[N]` is a pointer
+        if item.type.base != "auto" and not item.type.reference and not array:
             t = self.resolve_type(item.type, mask)
             if t.kind == "struct":
                 value = self.init_local_struct(t, item.init, mask, item)
                 self.declare(item.name, Variable(item.name, t, value))
                 return
         init = item.init
-        if isinstance(init, S.InitList) and len(init.items) == 1 and not item.type.dims and (
+        if isinstance(init, S.InitList) and len(init.items) == 1 and not array and (
                 item.type.reference or item.type.base == "auto"):
             init = init.items[0]  # `auto x{v}`, `const T &r{v}`: one braced value is that value
         if init is not None and not isinstance(init, S.InitList) and (
-                item.type.reference or not item.type.dims):
+                item.type.reference or not array):
             if item.type.reference:
                 target = self.bind_reference(init, item.type, mask)
                 t = self.lvalue_type(target)
