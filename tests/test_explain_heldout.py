@@ -506,3 +506,19 @@ def test_a_guarded_copy_in_a_repeated_loop_is_counted_only_where_it_runs():
     copies = sorted(s["instructions"] for s in report["sites"] if s["op"] == "ldgsts")
     assert copies == [1, 63]
     assert next(s["instructions"] for s in report["sites"] if s["op"] == "load") == 64
+
+
+@pytest.mark.parametrize(("defines", "guarded"), [({}, None), ({"aux": "0"}, None), ({"aux": "1"}, 8)])
+def test_a_null_test_of_a_kernel_pointer_is_known_from_the_launch_or_d(defines, guarded):
+    """The launch passes nullptr for aux: the guarded 8-way read does not run; -D aux=1 makes it run."""
+    report = run(HELDOUT / "null_guard.cu", defines=defines)
+    reads = {s["line"]: s["wavefronts"] for s in report["sites"] if s["op"] == "load"}
+    assert reads.get(11) == guarded
+
+
+def test_a_null_test_nothing_states_asks_for_a_d(tmp_path):
+    path = tmp_path / "unstated.cu"
+    path.write_text((HELDOUT / "null_guard.cu").read_text().replace("nullptr, 1 << 20", "out, 1 << 20"))
+    with pytest.raises(BankismError, match=r"whether pointer aux is null \(give -D aux=0 for nullptr, "
+                                           r"-D aux=1 for another\)"):
+        run(path)

@@ -174,10 +174,20 @@ def test_a_null_test_that_guards_only_per_thread_work_does_not_refuse():
     assert found["wavefronts"] == 8 * 32
 
 
-def test_a_null_test_that_decides_a_shared_access_is_refused():
+def test_a_null_test_that_decides_a_shared_access_is_refused_unless_the_launch_or_d_decides_it(tmp_path):
+    """The launch passes 0 for bias: a null pointer, the guarded stores do not run; -D bias=1 makes them
+    run; a launch argument explain cannot evaluate leaves it unknown, and the access is refused."""
+    report = run(REACH / "null_guard.cu", kernel="guardedShared")
+    assert [s["line"] for s in report["sites"] if s["op"] == "store"] == []
+    given = run(REACH / "null_guard.cu", kernel="guardedShared", defines={"bias": "1"})
+    assert [s["instructions"] for s in given["sites"] if s["op"] == "store"] == [2]
+    path = tmp_path / "null_guard.cu"
+    path.write_text((REACH / "null_guard.cu").read_text().replace("guardedShared<<<1, 32>>>(0, 0)",
+                                                                  "float *b = (float *)malloc(4); "
+                                                                  "guardedShared<<<1, 32>>>(b, 0)"))
     why = r"null_guard.cu:16: whether this shared-memory access runs depends on whether pointer bias is null"
     with pytest.raises(BankismError, match=why):
-        run(REACH / "null_guard.cu", kernel="guardedShared")
+        run(path, kernel="guardedShared")
 
 
 def test_parenthesized_typedef_casts_and_cache_hint_stores():

@@ -16,6 +16,9 @@ from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
 from bankism.explain.frontend.treesitter import named_children, node_text
 from bankism.explain.simt import ctype as C
 
+#: A launch argument that is a null pointer as written.
+NULL_POINTERS = ("nullptr", "NULL", "0")
+
 
 def chosen_launch(program: Program, kernel: S.Function, given: dict[str, int | float]) -> SourceLaunch | None:
     """The file's first launch of ``kernel`` that the host code reaches with the values given
@@ -161,6 +164,9 @@ def launch_param_values(
                 values[param.name] = parse_number(defines[param.name].strip())[0]
             except (ValueError, IndexError):
                 raise BankismError(f"-D {param.name}={defines[param.name]}: not a number") from None
+        elif launch is not None and position < len(launch.args) and param.type.pointers \
+                and node_text(launch.args[position]).strip() in NULL_POINTERS:
+            values[param.name] = 0  # `kernel<<<...>>>(a, nullptr)`: a null pointer argument
         elif launch is not None and position < len(launch.args):
             values[param.name] = host_number(scope, launch.args[position])
         else:

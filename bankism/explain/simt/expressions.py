@@ -143,13 +143,16 @@ class Expressions:
 
     def _null_test(self, pointer: Pointer, equal: bool, expr: S.Node) -> Scalar:
         """``p == nullptr`` / ``p != NULL``: shared and local arrays are never null; whether a
-        global pointer is null is not known (a kernel may be given nullptr)."""
+        global pointer is null is known when the launch passes nullptr or -D gives it (0: null), else
+        not (a kernel may be given nullptr)."""
         if pointer.region is None:
             return constant(C.BOOL, 1 if equal else 0)
+        if isinstance(pointer.region, GlobalMatrix) and pointer.region.null is not None:
+            return constant(C.BOOL, 1 if pointer.region.null == equal else 0)
         if isinstance(pointer.region, GlobalMatrix):
-            return Scalar(
-                C.BOOL, np.bool_(not equal), False, None, f"whether pointer {pointer.region.name} is null"
-            )
+            name = pointer.region.name
+            why = f"whether pointer {name} is null (give -D {name}=0 for nullptr, -D {name}=1 for another)"
+            return Scalar(C.BOOL, np.bool_(not equal), False, None, why)
         return constant(C.BOOL, 0 if equal else 1)
 
     # --- operators --------------------------------------------------------------------------

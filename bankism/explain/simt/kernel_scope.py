@@ -61,7 +61,9 @@ class KernelScope:
                 if param.type.reference:
                     raise Failure(param, "unsupported construct: reference parameter of a kernel")
                 if t.kind == "ptr":
-                    matrix = GlobalMatrix(param.name, t.elem, len(self.matrices))
+                    given = param_values.get(param.name)
+                    matrix = GlobalMatrix(param.name, t.elem, len(self.matrices),
+                                          None if given is None else given == 0)
                     self.matrices.append(matrix)
                     scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
                 elif t.is_arithmetic:

@@ -61,6 +61,9 @@ class GlobalMatrix:
     name: str
     pointee: CType
     ident: int
+    #: Whether the kernel was given a null pointer (`-D name=0`, or a launch passing nullptr/0), False for
+    #: another number, None where not known: a `p != nullptr` guard is then known.
+    null: bool | None = None
 
 
 @dataclass(eq=False)
