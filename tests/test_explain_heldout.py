@@ -522,3 +522,9 @@ def test_a_null_test_nothing_states_asks_for_a_d(tmp_path):
     with pytest.raises(BankismError, match=r"whether pointer aux is null \(give -D aux=0 for nullptr, "
                                            r"-D aux=1 for another\)"):
         run(path)
+
+
+def test_a_wmma_load_from_global_memory_needs_no_known_ldm():
+    report = run(HELDOUT / "wmma_global_ldm.cu")
+    (shared,) = [s for s in report["sites"] if s["op"] == "ldmatrix"]
+    assert (shared["line"], shared["instructions"], shared["wavefronts"], shared["ideal"]) == (19, 1, 8, 4)

@@ -194,10 +194,10 @@ def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Val
     if spec.use == "accumulator" and not layout:
         raise Failure(expr, f"{expr.function}() of an accumulator needs wmma::mem_row_major or mem_col_major")
     pointer = machine.eval(pointer_expr, mask)
-    ldm = _ldm(machine, expr.args[2], mask)
     if not isinstance(pointer, Pointer):
         raise Failure(pointer_expr, f"{expr.function}() needs a pointer")
     if isinstance(pointer.region, SharedVariable):
+        ldm = _ldm(machine, expr.args[2], mask)  # a global matrix's ldm moves no shared access
         try:
             instructions = plan(spec, layout)
         except Unmodelled as error:
