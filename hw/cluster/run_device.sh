@@ -4,20 +4,13 @@
 # shared memory accesses listed as not simulated. From the repository root on the GPU machine, carry
 # [".carry/whl"]. Brings back $OUT/cluster.tgz.
 set -u
+. hw/device_env.sh
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-/tmp/cluster-out}
 R="$OUT/c"
 mkdir -p "$R" build
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$R/env.txt" 2>&1
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .carry/whl/*.whl
-  export PYTHONPATH=/tmp/site
-fi
+write_env "$R/env.txt"
+need_jsonschema
 nvcc -O3 -arch=sm_90 -lineinfo -o build/dsmem hw/cluster/dsmem.cu || exit 1
 ./build/dsmem | tee "$R/dsmem_run.txt"
 for kernel in cluster_local cluster_remote; do

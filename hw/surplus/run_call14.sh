@@ -6,18 +6,14 @@
 #      does not travel) at n 256..768 with 16x16 tiles and 256..512 with 32x32 (the file's #defines by sed).
 # Under the counters of run 7 plus the launch's shared-memory carve-out. Brings back $OUT/run14.tgz.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run14-out}
 CARRY=${CARRY:-.carry/l1cap}
 B=build/run14
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt"
 nvcc -O3 -arch=sm_90 -lineinfo -o "$B/tile_phase" hw/surplus/tile_phase.cu > "$B/tile_phase.log" 2>&1 &
 SIZES="256:16 320:16 384:16 512:16 768:16 256:32 384:32 512:32"
 for s in $SIZES; do n=${s%:*}; bs=${s#*:}
@@ -29,13 +25,7 @@ wait
 echo "built seconds=$(elapsed)"; cat "$B"/*.log | head -5
 "$B/tile_phase" hw/surplus/l1_capacity_configs.txt > "$OUT/r/l1_capacity.stdout" 2>&1
 echo "plain run rc=$? seconds=$(elapsed): $(grep -c ' OK$' "$OUT/r/l1_capacity.stdout") OK; $(tail -1 "$OUT/r/l1_capacity.stdout")"
-METRICS=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,sm__cycles_elapsed.avg,\
-sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+METRICS=$TILE_METRICS,\
 launch__shared_mem_config_size
 t=$(date +%s)
 timeout 300 ncu --csv --page raw --cache-control none --clock-control none -k regex:^tile_phase \

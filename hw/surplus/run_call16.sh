@@ -4,28 +4,18 @@
 # counters of run 14 (shared ld/st instructions, hardware and SASS-instrumented address-level wavefronts, L1
 # fills, global load/store sectors, SM cycles, warps active). Brings back $OUT/run16.tgz.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run16-out}
 B=build/run16
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt"
 nvcc -O3 -arch=sm_90 -lineinfo -o "$B/oneshot" hw/surplus/oneshot.cu > "$B/oneshot.log" 2>&1
 echo "built rc=$? seconds=$(elapsed)"; head -5 "$B/oneshot.log"
 "$B/oneshot" hw/surplus/oneshot_configs.txt > "$OUT/r/oneshot.stdout" 2>&1
 echo "plain run rc=$? seconds=$(elapsed): $(grep -c ' OK$' "$OUT/r/oneshot.stdout") OK; $(tail -1 "$OUT/r/oneshot.stdout")"
-METRICS=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,sm__cycles_elapsed.avg,\
-sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+METRICS=$TILE_METRICS,\
 launch__shared_mem_config_size
 t=$(date +%s)
 timeout 420 ncu --csv --page raw --cache-control none --clock-control none -k regex:^oneshot \

@@ -7,33 +7,22 @@
 #   2. the stored surplus programs (hw/surplus/kernels, the corpus SGEMM) under both settings.
 # The counters of run 16, with the shared atomics' and the SM clock. Brings back $OUT/run17.tgz.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run17-out}
 CARRY=${CARRY:-.carry/run17}
 B=build/run17
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt"
 build() { nvcc -O3 -arch=sm_90 -lineinfo -o "$B/$1" "$2" > "$B/$1.log" 2>&1; }
 build oneshot hw/surplus/oneshot.cu &
 for k in transpose_f64 transpose_tiled colsum_f64 shared_counters wmma_hgemm; do build "$k" "hw/surplus/kernels/$k.cu" & done
 build sgemm_regtile "$CARRY/sgemm_regtile.cu" &
 wait
 echo "built seconds=$(elapsed)"; cat "$B"/*.log | head -5
-METRICS=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,\
-l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,sm__cycles_elapsed.avg,\
-sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed,\
+METRICS=$TILE_METRICS,smsp__sass_inst_executed_op_shared_atom.sum,\
+l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,\
 launch__shared_mem_config_size,gpc__cycles_elapsed.avg.per_second
 t=$(date +%s)
 timeout 240 ncu --csv --page raw -k regex:^oneshot --metrics "$METRICS" "$B/oneshot" hw/surplus/oneshot_configs.txt \

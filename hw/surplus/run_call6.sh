@@ -9,18 +9,13 @@
 #   4. the SASS of the built binaries' global loads, shared stores and barriers (sass/*.txt).
 # Brings back $OUT/run6.tgz (everything) and $OUT/log.txt.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run6-out}
 B=build/run6
 mkdir -p "$OUT/r" "$OUT/r/sass" "$B"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-  echo "--- nvidia-smi clocks"; nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem --format=csv
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt" clocks
 cat "$OUT/r/env.txt"
 build() { nvcc -O3 -arch=sm_90 -lineinfo -o "$B/$1" "$2" > "$B/$1.log" 2>&1; echo "build $1 rc=$? seconds=$(elapsed)"; }
 build tile_phase hw/surplus/tile_phase.cu &
@@ -31,13 +26,7 @@ wait
 "$B/tile_phase" hw/surplus/tile_phase_configs.txt > "$OUT/r/tile_phase.stdout" 2>&1
 echo "plain run rc=$? seconds=$(elapsed): $(grep -c ' OK$' "$OUT/r/tile_phase.stdout") OK," \
      "$(grep -c ' FAIL$' "$OUT/r/tile_phase.stdout") FAIL; $(tail -1 "$OUT/r/tile_phase.stdout")"
-METRICS=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,sm__cycles_elapsed.avg,\
-sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+METRICS=$TILE_METRICS
 t=$(date +%s)
 timeout "${NCU_LIMIT:-300}" ncu --csv --page raw --cache-control none --clock-control none -k regex:^tile_phase \
     --metrics "$METRICS" "$B/tile_phase" hw/surplus/tile_phase_configs.txt > "$OUT/r/tile_phase.csv" 2> "$OUT/r/tile_phase.err"

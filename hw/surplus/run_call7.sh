@@ -6,17 +6,13 @@
 #      with 16x16 and 32x32 tiles (the file's #defines changed by sed), under the same counters.
 # Brings back $OUT/run7.tgz.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run7-out}
 B=build/run7
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 elapsed() { echo $(( $(date +%s) - T0 )); }
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt"
 nvcc -O3 -arch=sm_90 -lineinfo -o "$B/tile_phase" hw/surplus/tile_phase.cu > "$B/tile_phase.log" 2>&1 &
 for n in 256 1024; do for bs in 16 32; do
   sed -e "s/^#define MATRIX_DIM 256 /#define MATRIX_DIM $n /" -e "s/^#define BLOCK_SIZE 16 /#define BLOCK_SIZE $bs /" \
@@ -27,13 +23,7 @@ wait
 echo "built seconds=$(elapsed)"; cat "$B"/*.log | head -5
 "$B/tile_phase" hw/surplus/tile_phase_configs2.txt > "$OUT/r/tile_phase2.stdout" 2>&1
 echo "plain run rc=$? seconds=$(elapsed): $(grep -c ' OK$' "$OUT/r/tile_phase2.stdout") OK; $(tail -1 "$OUT/r/tile_phase2.stdout")"
-METRICS=smsp__sass_inst_executed_op_shared_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,\
-smsp__sass_inst_executed_op_shared_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
-smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,\
-l1tex__m_xbar2l1tex_read_sectors.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
-l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,smsp__sass_inst_executed_op_global_ld.sum,sm__cycles_elapsed.avg,\
-sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,dram__throughput.avg.pct_of_peak_sustained_elapsed
+METRICS=$TILE_METRICS
 t=$(date +%s)
 timeout 240 ncu --csv --page raw --cache-control none --clock-control none -k regex:^tile_phase \
     --metrics "$METRICS" "$B/tile_phase" hw/surplus/tile_phase_configs2.txt > "$OUT/r/tile_phase2.csv" 2> "$OUT/r/tile_phase2.err"

@@ -9,6 +9,7 @@
 # TARBALL name another carried folder, the traces' description and the tarball (run 13: public programs
 # with Hopper features, recorded as any user would).
 set -u
+. hw/device_env.sh
 export PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 OUT=${OUT:-/tmp/run8-out}
 C=${CARRY:-.carry/matrix}
@@ -17,16 +18,8 @@ TARBALL=${TARBALL:-run8.tgz}
 T0=$(date +%s)
 mkdir -p "$OUT/r/public" build/rec
 chmod +x $C/bin/* 2>/dev/null
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
-if ! python3 -c 'import jsonschema' 2>/dev/null; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .carry/whl/*.whl
-  export PYTHONPATH=/tmp/site
-fi
+write_env "$OUT/r/env.txt"
+need_jsonschema
 while read -r name regex source args; do
   [ -z "$name" ] && continue
   case "$name" in \#*) continue;; esac

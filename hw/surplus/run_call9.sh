@@ -2,15 +2,11 @@
 # Ninth device run of issue 21 (run 9): hw/surplus/printf_atom.cu under ncu, one launch per configuration
 # (blocks threads calls lanes), the shared-memory counters per class. Brings back $OUT/run9.tgz.
 set -u
+. hw/surplus/device_common.sh
 OUT=${OUT:-/tmp/run9-out}
 B=build/run9
 mkdir -p "$OUT/r" "$B"
-{
-  echo "date_utc: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv
-  echo "--- nvcc"; nvcc --version
-  echo "--- ncu"; ncu --version
-} > "$OUT/r/env.txt" 2>&1
+write_env "$OUT/r/env.txt"
 nvcc -O3 -arch=sm_90 -lineinfo -o "$B/printf_atom" hw/surplus/printf_atom.cu > "$OUT/r/build.log" 2>&1
 cuobjdump -sass "$B/printf_atom" | grep -E "Function|ATOM|CALL|RED|STS|LDS" > "$OUT/r/printf_atom_sass.txt"
 M=smsp__sass_inst_executed_op_shared_atom.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,\
