@@ -57,6 +57,14 @@ def one_line_error(ran: Ran) -> str:
     return lines[0]
 
 
+def analyze_refuses(path: Path) -> str:
+    """The one `error:` line of `bankism analyze PATH`, asserting that the trace file was left untouched."""
+    before = path.read_bytes()
+    line = one_line_error(run_cli("analyze", path))
+    assert path.read_bytes() == before
+    return line
+
+
 def ncu_raw_csv(extra: dict[str, str]) -> str:
     """A one-launch ncu ``--page raw`` CSV: every shared-memory counter of ld, st and atom at 2, then the
     ``extra`` metrics with their values as ncu prints them (``"3,072"``)."""

@@ -188,7 +188,7 @@ def test_record_on_the_h100_writes_the_phases():
 
 @pytest.mark.parametrize("value", ["early", 1, None])
 def test_a_bad_store_phase_in_a_trace_is_one_error_line(tmp_path, value):
-    from tests.helpers import one_line_error, run_cli
+    from tests.helpers import analyze_refuses
 
     document = json.loads((ROOT / "traces" / "surplus" / "kernels" / "transpose_tiled.json").read_text())
     document["launches"][0]["sites"][0]["phase"] = value
@@ -196,7 +196,4 @@ def test_a_bad_store_phase_in_a_trace_is_one_error_line(tmp_path, value):
     (tmp_path / records.name).write_bytes(records.read_bytes())
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(document))
-    before = path.read_bytes()
-    line = one_line_error(run_cli("analyze", path))
-    assert "phase" in line
-    assert path.read_bytes() == before
+    assert "phase" in analyze_refuses(path)
