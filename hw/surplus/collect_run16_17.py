@@ -20,7 +20,16 @@ from __future__ import annotations
 import json
 import os
 
-from collect_runs_6_to_9 import DEVICE, HERE, ROOT, SASS, TILE_METRICS, _environment
+from collect_runs_6_to_9 import (
+    DEVICE,
+    HERE,
+    ROOT,
+    SASS,
+    TILE_METRICS,
+    _environment,
+    config_lines,
+    surplus_shares,
+)
 from collect_sweep import number, rows
 
 PROBE_FIELDS = ("type", "rows", "pad", "read", "sink", "n", "persist")
@@ -44,16 +53,6 @@ ATOM = {
 }
 
 
-def _configs(file: str, fields: tuple[str, ...]) -> list[dict]:
-    out = []
-    with open(os.path.join(HERE, file)) as fh:
-        for line in fh:
-            if line.strip() and not line.startswith("#"):
-                name, *values = line.split()
-                out.append({"name": name, **dict(zip(fields, map(int, values), strict=True))})
-    return out
-
-
 def _metrics(row: dict[str, str]) -> dict:
     names = {**TILE_METRICS, **{key: metric for key, metric in ATOM.items() if metric in row}}
     return {key: number(row[metric]) for key, metric in names.items()}
@@ -61,18 +60,15 @@ def _metrics(row: dict[str, str]) -> dict:
 
 def _shares(metrics: dict) -> dict[str, float]:
     """Per class with wavefronts: the surplus as a share of the hardware's wavefronts."""
-    out = {}
-    for op in ("ld", "st", "atom"):
-        measured = metrics.get(f"{op}_wavefronts")
-        if measured:
-            out[op] = (measured - metrics[f"{op}_addressed"]) / measured
-    return out
+    shares = surplus_shares(metrics, ("ld", "st", "atom"))
+    return {op: share for op, share in shares.items() if share is not None}
 
 
 def probe(run: str, csv: str, setting: str, family: str = "oneshot") -> list[dict]:
     """Every launch of one probe run (``family`` oneshot or ldsgap), each row the instance its line names."""
     found = rows(os.path.join(DEVICE, run, csv))
-    wanted = _configs(f"{family}_configs.txt", PROBE_FIELDS if family == "oneshot" else GAP_FIELDS)
+    wanted = config_lines(os.path.join(HERE, f"{family}_configs.txt"),
+                          PROBE_FIELDS if family == "oneshot" else GAP_FIELDS)
     if len(found) != len(wanted):
         raise SystemExit(f"{run}: {len(found)} ncu rows for {len(wanted)} configurations")
     launches = []

@@ -85,33 +85,40 @@ def matrix_addressed() -> dict:
     }
 
 
-def _configs(path: str) -> list[dict]:
+def config_lines(path: str, fields: tuple[str, ...], required: int | None = None) -> list[dict]:
+    """The configurations of a probe's file: name and integer ``fields`` per line (comments and short lines
+    skipped: fewer than ``required`` values, default all; missing trailing values 0)."""
     out = []
     with open(path) as fh:
         for line in fh:
             parts = line.split()
-            if len(parts) < 10 or parts[0].startswith("#"):
+            if len(parts) < 1 + (len(fields) if required is None else required) or parts[0].startswith("#"):
                 continue
-            values = [int(v) for v in parts[1:]] + [0] * (len(TILE_FIELDS) + 1 - len(parts))
-            out.append({"name": parts[0], **dict(zip(TILE_FIELDS, values, strict=True))})
+            values = [int(v) for v in parts[1:]] + [0] * (len(fields) + 1 - len(parts))
+            out.append({"name": parts[0], **dict(zip(fields, values, strict=True))})
+    return out
+
+
+def surplus_shares(metrics: dict, classes: tuple[str, ...]) -> dict[str, float | None]:
+    """Per class, the surplus (hardware minus address-level wavefronts) as a share of the hardware's
+    wavefronts; None without any."""
+    out = {}
+    for op in classes:
+        measured = metrics.get(f"{op}_wavefronts")
+        out[op] = (measured - metrics[f"{op}_addressed"]) / measured if measured else None
     return out
 
 
 def _shares(metrics: dict) -> dict[str, float | None]:
-    """Per class, the surplus as a share of the hardware's wavefronts (None without any)."""
-    out = {}
-    for op in ("st", "ld"):
-        measured = metrics[f"{op}_wavefronts"]
-        surplus = measured - metrics[f"{op}_addressed"]
-        out[f"{op}_surplus_share"] = surplus / measured if measured else None
-    return out
+    """Stores' and loads' surplus shares, as the tile-phase files name them."""
+    return {f"{op}_surplus_share": share for op, share in surplus_shares(metrics, ("st", "ld")).items()}
 
 
 def tile_phase_rows(run: str, configs: str, csv: str) -> list[tuple[dict, dict[str, str]]]:
     """(configuration, ncu row) of each tile-phase launch of a run, checked: one row per configuration line,
     each row the kernel instance its configuration names."""
     found = rows(os.path.join(DEVICE, run, csv))
-    wanted = _configs(os.path.join(HERE, configs))
+    wanted = config_lines(os.path.join(HERE, configs), TILE_FIELDS, required=len(TILE_FIELDS) - 1)
     if len(found) != len(wanted):
         raise SystemExit(f"{run}: {len(found)} ncu rows for {len(wanted)} configurations")
     for config, row in zip(wanted, found, strict=True):
