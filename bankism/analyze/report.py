@@ -199,12 +199,12 @@ class LaunchReport:
         # cp.async's global reads (sectors of 32 bytes, as its lanes' bytes): L1 fills that cause no surplus
         cp_async = self.scale * sum(s.lanes * s.site.width / SECTOR_BYTES
                                     for s in self.sites if s.site.op == "ldgsts")
+        warps = -(-self.launch.threads_per_block // LANES)  # a site run by fewer per block is partial
         for op_class in self.classes:
             sites = [s for s in self.sites if s.op_class == op_class]
             if any(s.atomic_op == "cas_spin" for s in sites):
                 out[op_class] = None
                 continue
-            warps = -(-self.launch.threads_per_block // LANES)
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
                               s.lanes / s.executions if s.executions else 0.0, s.site.phase,
                               0 < s.executions < warps * self.blocks_recorded) for s in sites]
