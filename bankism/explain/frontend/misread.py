@@ -42,7 +42,8 @@ def misread_array_reference(expression: Node) -> bool:
             "identifier", "qualified_identifier", "primitive_type", "type_identifier"):
         return False
     args = named_children(left.child_by_field_name("arguments"))
-    return (len(args) == 1 and args[0].type == "pointer_expression" and node_text(args[0])[:1] in "&*"
+    return (len(args) == 1 and args[0].type == "pointer_expression"
+            and node_text(args[0]).startswith(("&", "*"))
             and args[0].child_by_field_name("argument").type == "identifier")
 
 
