@@ -528,3 +528,10 @@ def test_a_wmma_load_from_global_memory_needs_no_known_ldm():
     report = run(HELDOUT / "wmma_global_ldm.cu")
     (shared,) = [s for s in report["sites"] if s["op"] == "ldmatrix"]
     assert (shared["line"], shared["instructions"], shared["wavefronts"], shared["ideal"]) == (19, 1, 8, 4)
+
+
+def test_a_pointer_define_that_is_not_a_number_is_one_error_line():
+    from tests.helpers import one_line_error, run_cli
+
+    line = one_line_error(run_cli("explain", HELDOUT / "null_guard.cu", "-D", "aux=maybe"))
+    assert line == "error: -D aux=maybe: not a number"
