@@ -40,6 +40,7 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("trace", 64 << 20, "bytes", "a trace's JSON document"),
     Limit("records", 16 << 30, "bytes", "a trace's .npz records file"),
     Limit("source", 1 << 20, "bytes", "CUDA source explain reads: the file (or stdin) and its headers"),
+    Limit("data", 64 << 20, "bytes", "a file explain --data reads as a kernel pointer's input"),
     Limit("csv", 8 << 20, "bytes", "an ncu CSV export"),
     Limit("json", 8 << 20, "bytes", "an explain --json result given to advise"),
     Limit("expansion", 1 << 20, "tokens", "tokens macro expansion may produce"),

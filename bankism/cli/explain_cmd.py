@@ -218,6 +218,10 @@ def register(app: typer.Typer) -> None:
             "-include", "--pre-include", help="FILE: include it first, like nvcc -include.")] = None,
         undefine: Annotated[list[str] | None, typer.Option(
             "-U", "--undefine", help="NAME: undefine a macro (wins over the file's #define).")] = None,
+        data: Annotated[list[str] | None, typer.Option(
+            "--data", help="[NAME=]random, random:LOW:HIGH, VALUE or file:PATH: what global memory holds "
+            "(kernel pointer NAME, or all), for shared addresses that depend on input data.")] = None,
+        data_seed: Annotated[int, typer.Option(help="Seed of --data random.")] = 0,
         snapshot: Annotated[str | None, typer.Option(
             help="Show the shared arrays right after LINE (or FILE:LINE, for a kernel in a header).")] = None,
         when: Annotated[list[str] | None, typer.Option(
@@ -239,6 +243,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Explain every shared-memory access of a CUDA kernel, warp by warp, without a GPU."""
         from bankism.explain import ExplainOptions, explain_report, render
+        from bankism.explain.simt.global_data import parse_data
 
         if launch is not None and trace is None:
             raise BankismError("--launch needs --trace FILE")
@@ -263,6 +268,8 @@ def register(app: typer.Typer) -> None:
             include_dirs=list(include_dir or []),
             pre_includes=list(pre_include or []),
             undefines=[_name(n, "-U") for n in undefine or []],
+            data=parse_data(data or []),
+            data_seed=data_seed,
         )
         if html_path is not None:
             from bankism.files import check_output

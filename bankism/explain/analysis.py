@@ -25,6 +25,7 @@ from bankism.explain.launch_values import (
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
+from bankism.explain.simt.global_data import GlobalData
 from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
 from bankism.explain.simt.placement import plan_outer
@@ -46,11 +47,17 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     except BankismError as error:  # what is unknown may be defined in a header that was not found
         if program.pre.missing and _UNKNOWN.search(str(error)) and "#include" not in str(error):
             raise BankismError(str(error) + _missing_headers(program)) from None
+        if not options.data and _DATA.search(str(error)):
+            raise BankismError(str(error) + DATA_HINT) from None
         raise
 
 
 #: Refusals a missing header may explain.
 _UNKNOWN = re.compile(r"unknown (function|name|type)|no device function|cannot evaluate")
+#: Refusals that input data stated with --data may lift, and what to say.
+_DATA = re.compile(r"depends on values (read from global memory|in shared memory)")
+DATA_HINT = ("; to run it on stated input, give --data random (uniform random values), "
+             "--data NAME=random:LOW:HIGH or --data NAME=VALUE")
 
 
 def _interpret(program: Program, source: str, filename: str, options: ExplainOptions) -> Analysis:
@@ -81,8 +88,9 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     notes: list[str] = []
     first = None
     templates = None
+    data = GlobalData(options.data, options.data_seed) if options.data else None
     if plan_outer(program, kernel).templated:  # template helpers' static arrays: one per instantiation
-        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch)
+        first_block = BlockContext(grid, block, blocks[0], dynamic, filename, options.arch, data)
         scout = Machine(program, kernel, first_block, template_values, param_values, Recorder())
         scout.steps = steps
         scout.run()
@@ -93,7 +101,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
                                  for other in program.kernels
                                  if other is not kernel and other.template_params})
     for number, index in enumerate(blocks):
-        context = BlockContext(grid, block, index, dynamic, filename, options.arch)
+        context = BlockContext(grid, block, index, dynamic, filename, options.arch, data)
         request = options.snapshot if number == 0 else None
         machine = Machine(program, kernel, context, template_values, param_values, recorder, request,
                           lambda m: captured.append(_capture(m, options.arch)), templates)
@@ -122,7 +130,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count,
                                         launch is first_launch)
     notes += _variables_set(program, source, options)
-    analysis.assumptions += list(dict.fromkeys(scope.notes + notes))
+    analysis.assumptions += list(dict.fromkeys(scope.notes + notes + (data.notes() if data else [])))
     return analysis
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from bankism.arch import DEFAULT_ARCH
 from bankism.explain.simt.bindings import SnapshotRequest
+from bankism.explain.simt.global_data import DataRule
 from bankism.explain.simt.memory import GlobalMatrix, SharedVariable
 from bankism.explain.simt.recording import SourceSite
 
@@ -33,6 +34,9 @@ class ExplainOptions:
     include_dirs: list[str] = field(default_factory=list)
     pre_includes: list[str] = field(default_factory=list)
     undefines: list[str] = field(default_factory=list)
+    #: What global memory holds (`--data`): per kernel pointer name, None for every kernel pointer.
+    data: dict[str | None, DataRule] = field(default_factory=dict)
+    data_seed: int = 0
 
 
 @dataclass

@@ -12,6 +12,7 @@ import numpy as np
 from bankism.arch import DEFAULT_ARCH
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.global_data import GlobalData
 from bankism.explain.simt.memory import GlobalMatrix
 from bankism.explain.simt.values import Value
 
@@ -122,6 +123,8 @@ class BlockContext:
     dynamic_shared: int
     filename: str
     arch: str = DEFAULT_ARCH
+    #: What global memory holds where the user said (`explain --data`); one object for every block.
+    data: GlobalData | None = None
 
 
 

@@ -64,6 +64,7 @@ class KernelScope:
                     given = param_values.get(param.name)
                     matrix = GlobalMatrix(param.name, t.elem, len(self.matrices),
                                           None if given is None else given == 0)
+                    self._stated_data(matrix, parameter=True)
                     self.matrices.append(matrix)
                     scope[param.name] = Variable(param.name, t, Pointer(t, matrix, np.int64(0)))
                 elif t.is_arithmetic:
@@ -77,6 +78,12 @@ class KernelScope:
         finally:
             self.frames.pop()
         return scope
+
+    def _stated_data(self, matrix: GlobalMatrix, parameter: bool) -> None:
+        """Attach what ``--data`` says the matrix holds (kernel pointers take the default rule)."""
+        data = self.context.data
+        if data is not None:
+            matrix.rule, matrix.data = data.rule_for(matrix.name, parameter), data
 
     def _scalar_argument(self, name: str, t: CType, param_values: dict[str, int | float | None]) -> Scalar:
         """A scalar kernel argument (or a struct argument's field ``A.width``): the given value,
@@ -97,6 +104,7 @@ class KernelScope:
                 fields[field_name] = self._struct_argument(path, ft, param_values, node)
             elif ft.kind == "ptr":
                 matrix = GlobalMatrix(path, ft.elem, len(self.matrices))
+                self._stated_data(matrix, parameter=True)
                 self.matrices.append(matrix)
                 fields[field_name] = Pointer(ft, matrix, np.int64(0))
             elif ft.is_arithmetic:
@@ -129,6 +137,7 @@ class KernelScope:
                 # `__constant__ float table[] = {...}`: the size is the initializer's length
                 t = self.resolve_type(self.sized_by_initializer(item.type, item.init, mask), mask)
                 matrix = GlobalMatrix(item.name, t.scalar if t.kind == "array" else t, len(self.matrices))
+                self._stated_data(matrix, parameter=False)
                 self.matrices.append(matrix)
                 self.globals[item.name] = GlobalArray(matrix, t)
             elif item.type.const and item.init is not None and is_constant_expression(item.init):

@@ -12,6 +12,7 @@ from bankism.arch import DYNAMIC_SHARED_ALIGN
 from bankism.errors import BankismError
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.global_data import DataRule, GlobalData
 from bankism.explain.simt.values import (
     SRC_MASK,
     SRC_SHIFT,
@@ -64,6 +65,9 @@ class GlobalMatrix:
     #: Whether the kernel was given a null pointer (`-D name=0`, or a launch passing nullptr/0), False for
     #: another number, None where not known: a `p != nullptr` guard is then known.
     null: bool | None = None
+    #: What the matrix holds where the user said (`explain --data`), else None: its values are unknown.
+    rule: DataRule | None = None
+    data: GlobalData | None = None
 
 
 @dataclass(eq=False)
@@ -120,15 +124,22 @@ def describe_source(src: int, matrices: list[GlobalMatrix]) -> str | None:
 
 
 def global_load(matrix: GlobalMatrix, offsets: np.ndarray | np.generic, t: CType) -> Scalar:
-    """A read of scalar type ``t`` from ``matrix``: unknown value, known provenance."""
+    """A read of scalar type ``t`` from ``matrix``: known provenance; the value is unknown unless the
+    user stated what the matrix holds (``--data``, elements read at their own width)."""
     unit = matrix.pointee.scalar.size if matrix.pointee.kind != "void" else t.size
     offsets = np.asarray(offsets, np.int64)
     element = offsets // unit
     exact = (offsets % unit == 0) & (element >= 0) & (t.size == unit)
     src = np.where(exact, (matrix.ident << SRC_SHIFT) | (element & SRC_MASK), -1)
+    taint = f"values read from global memory ({matrix.name})"
+    if matrix.rule is not None and matrix.data is not None and t.is_arithmetic and exact.any():
+        values, stated = matrix.data.values(matrix.name, matrix.rule, element, t)
+        known = exact & stated
+        data = np.where(known, values, 0).astype(t.dtype)
+        known = known if offsets.ndim else bool(known)
+        return Scalar(t, data if offsets.ndim else data[()], known, src if offsets.ndim else src[()], taint)
     data = np.zeros(offsets.shape, t.dtype) if offsets.ndim else t.dtype.type(0)
-    return Scalar(t, data, False, src if offsets.ndim else src[()],
-                  f"values read from global memory ({matrix.name})")
+    return Scalar(t, data, False, src if offsets.ndim else src[()], taint)
 
 
 class SharedStore:
