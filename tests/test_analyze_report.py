@@ -202,3 +202,34 @@ def test_the_comparisons_of_a_launch_are_computed_once(tmp_path, monkeypatch):
     whole.to_json()
     print_report(whole, Console(file=io.StringIO(), width=120))
     assert len(calls) == len(whole.launches) == 1
+
+
+def _unequal_blocks(tmp_path, measured_instructions: int):
+    """4 of 8 blocks recorded; block 0 issues 3 conflict-free loads, blocks 1-3 issue 2 (a grid-stride
+    loop's last lap): 9 recorded, 18 scaled; unrecorded blocks doing 2 to 3 each allow 17 to 21."""
+    rows = [((0, 0, 0), 0, 0, FULL, strided(4))] * 3 + [((b, 0, 0), 0, 0, FULL, strided(4)) for b in (1, 2, 3)
+                                                        for _ in range(2)]
+    n = measured_instructions
+    recorded = [[b, 0, 0] for b in range(4)]
+    doc = trace(launch(rows=rows, grid=[8, 1, 1], blocks_total=8, blocks_recorded=recorded,
+                       counters=_counters(ld=(n, n, 0))))
+    return analyze.analyze(_open(tmp_path, doc)).launches[0]
+
+
+def test_a_sampled_count_within_what_unequal_blocks_allow_is_sampling_not_a_miss(tmp_path):
+    report = _unequal_blocks(tmp_path, 17)  # all four unrecorded blocks do 2: 9 + 8
+    assert report.predicted["ld"].instructions == 18
+    assert report.instruction_range("ld") == (17, 21)
+    assert report.sampling_advice() is None
+    rows = {(r.op_class, r.metric): r for r in report.comparisons()}
+    assert rows[("ld", "instructions")].within_tolerance is True
+    assert "within what blocks like the recorded ones may issue" in rows[("ld", "instructions")].explanation
+    assert rows[("ld", "wavefronts")].within_tolerance is True  # 17 measured: inside 17..21, one per load
+    assert report.agrees() is True
+
+
+def test_a_sampled_count_outside_that_range_still_gets_the_advice(tmp_path):
+    report = _unequal_blocks(tmp_path, 16)  # fewer than every unrecorded block doing the least
+    advice = report.sampling_advice()
+    assert advice and "not representative" in advice
+    assert report.agrees() is False

@@ -13,6 +13,7 @@ import numpy as np
 
 from bankism.analyze.model import (
     CLASSES,
+    COUNTED_AS_INSTRUCTIONS,
     METRICS,
     OPTIONAL_CLASSES,
     Counters,
@@ -104,6 +105,33 @@ class _Batcher:
         self.kind_of_slot = np.full(len(self.ids) + 1, -1, np.int32)  # slot -1 (no site) reads the last
         self.kind_of_slot[self.modelled] = np.arange(len(self.modelled), dtype=np.int32)
         self.limit = window_end(launch.json, arch)
+        #: Per ncu class, recorded warp-instructions per recorded block (linear index): how unequal the
+        #: blocks' work is, which bounds what a block-sampled launch may scale to (``block_range``).
+        self.per_block: dict[str, dict[int, int]] = {}
+        #: Counted the way ``LaunchReport.recorded`` counts instructions: modelled sites of ops ncu counts.
+        self.class_of_slot = [None if stats[i].unmodelled or stats[i].site.op not in COUNTED_AS_INSTRUCTIONS
+                              else stats[i].op_class for i in self.ids]
+
+    def _tally_blocks(self, chunk: RecordChunk, slot: np.ndarray) -> None:
+        """Count the chunk's warp-instructions per class and block."""
+        keys = linear_blocks(chunk.block, self.launch.grid)
+        for k in np.unique(slot[slot >= 0]):
+            if self.class_of_slot[k] is None:
+                continue
+            counts = self.per_block.setdefault(self.class_of_slot[k], {})
+            blocks, n = np.unique(keys[slot == k], return_counts=True)
+            for block, count in zip(blocks.tolist(), n.tolist(), strict=True):
+                counts[block] = counts.get(block, 0) + count
+
+    def block_range(self, blocks_recorded: int) -> dict[str, tuple[int, int]]:
+        """Per class, the fewest and most warp-instructions one recorded block issued (0 where some
+        recorded block issued none)."""
+        out = {}
+        for op_class, counts in self.per_block.items():
+            values = list(counts.values())
+            low = min(values) if len(values) >= blocks_recorded else 0
+            out[op_class] = (low, max(values))
+        return out
 
     def add(self, chunk: RecordChunk) -> None:
         """Add one chunk of records to the per-site sums: one engine call for all its modelled sites.
@@ -113,6 +141,7 @@ class _Batcher:
         if len(chunk) == 0:
             return
         slot = site_slots(self.sorted_ids, chunk.site)
+        self._tally_blocks(chunk, slot)
         counted = np.bincount(slot[slot >= 0], minlength=len(self.ids))
         lanes = np.bincount(slot[slot >= 0], weights=active_lanes(chunk.active)[slot >= 0],
                             minlength=len(self.ids))
@@ -193,7 +222,8 @@ def analyze_launch(
     modelled = [s for s in ordered if not s.unmodelled]
     unmodelled = [s for s in ordered if s.unmodelled]
     recorded = blocks_recorded_count(view.json) if chosen is None else len(chosen)
-    return LaunchReport(view, count, recorded, modelled, _measured(view), unmodelled, trace.arch)
+    return LaunchReport(view, count, recorded, modelled, _measured(view), unmodelled, trace.arch,
+                        batcher.block_range(recorded))
 
 
 def block_keys(blocks: Sequence[tuple[int, int, int]], grid: Sequence[int]) -> np.ndarray:

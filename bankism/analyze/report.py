@@ -60,6 +60,9 @@ class LaunchReport:
     unmodelled: list[SiteStats] = field(default_factory=list)
     #: The architecture whose rules (and surplus model) apply.
     arch: str = DEFAULT_ARCH
+    #: Per ncu class, the fewest and most warp-instructions one recorded block issued (``instruction_range``
+    #: turns it into what a block-sampled launch may hold); empty where not tallied.
+    block_range: dict[str, tuple[int, int]] = field(default_factory=dict)
     #: Per ncu class, the sums over the recorded records (no scaling), counted the way ncu counts.
     recorded: Counts = field(init=False)
     #: Per ncu class, the recorded sums scaled to the whole launch (exact, possibly fractional).
@@ -103,6 +106,18 @@ class LaunchReport:
         """ld, st, atom, and ldgsts when a site or the counters of this launch have it."""
         used = {s.op_class for s in self.sites} | set(self.measured or {})
         return CLASSES + tuple(c for c in OPTIONAL_CLASSES if c in used)
+
+    def instruction_range(self, op_class: str) -> tuple[float, float] | None:
+        """The warp-instructions of a class the whole launch may hold if every unrecorded block issues
+        between the fewest and the most a recorded block did; None where the launch is not block-sampled
+        or the blocks were not tallied. A measured count outside it means the recorded blocks are not
+        representative; inside it, a scaled count that misses by a few instructions is sampling."""
+        if not self.scaled or op_class not in self.block_range:
+            return None
+        low, high = self.block_range[op_class]
+        recorded = self.recorded[op_class].instructions
+        unrecorded = self.blocks_total - self.blocks_recorded
+        return recorded + unrecorded * low, recorded + unrecorded * high
 
     def unmodelled_records(self, op_class: str | None = None) -> int:
         """Recorded warp-instructions that could not be simulated (of one ncu class, or all)."""

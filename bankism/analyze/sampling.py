@@ -27,6 +27,16 @@ class SampledLaunch(Protocol):
     @property
     def predicted(self) -> Counts: ...
     def unmodelled_records(self, op_class: str | None = None) -> int: ...
+    def instruction_range(self, op_class: str) -> tuple[float, float] | None: ...
+
+
+def outside_range(report: SampledLaunch, op_class: str, measured: float) -> bool:
+    """Whether a scaled class's measured instructions cannot come from blocks like the recorded ones: off
+    the scaled count where the blocks were not tallied, else outside ``instruction_range``."""
+    span = report.instruction_range(op_class)
+    if span is None:
+        return abs(measured - report.predicted[op_class].instructions) >= 0.5
+    return not span[0] - 0.5 <= measured <= span[1] + 0.5
 
 
 def sampling_advice(report: SampledLaunch) -> str | None:
@@ -36,7 +46,7 @@ def sampling_advice(report: SampledLaunch) -> str | None:
     predicted = report.predicted
     off = [(c, report.measured[c].instructions, predicted[c].instructions) for c in CLASSES
            if c in report.measured and not report.unmodelled_records(c)
-           and abs(report.measured[c].instructions - predicted[c].instructions) >= 0.5]
+           and outside_range(report, c, report.measured[c].instructions)]
     if not off:
         return None
     from bankism.capture.run import DEFAULT_MAX_RECORDS
@@ -46,10 +56,12 @@ def sampling_advice(report: SampledLaunch) -> str | None:
     gx, gy, gz = report.launch.grid
     corners = ";".join(dict.fromkeys(
         f"{x},{y},{z}" for x in (0, gx - 1) for y in (0, gy - 1) for z in (0, gz - 1)))
-    counts = "; ".join(f"{c}: {guess:,.0f} predicted, {value:,} measured ({(guess - value) / value:+.1%})"
+    counts = "; ".join(f"{c}: {guess:,.0f} predicted, {value:,} measured "
+                       + (f"({(guess - value) / value:+.1%})" if value else "(none measured)")
                        for c, value, guess in off)
     return (f"the {report.blocks_recorded} recorded blocks are not representative of the launch's "
-            f"{report.blocks_total}: scaled up, their instruction counts miss ncu's ({counts}), so the "
-            "blocks do unequal work (e.g. edge blocks of a grid that overhangs the data) and no scaled "
+            f"{report.blocks_total}: scaled up, their instruction counts miss ncu's ({counts}), more than "
+            "unrecorded blocks doing as much as the least and the most busy recorded block would explain, so "
+            "the blocks do unequal work (e.g. edge blocks of a grid that overhangs the data) and no scaled "
             f"counter can be judged. Record every block (`bankism record {record_all} ...`), or list "
             f"blocks of each kind (`--blocks '{corners}'`: the grid's corners, edge blocks included)")

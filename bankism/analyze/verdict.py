@@ -41,6 +41,7 @@ class JudgedLaunch(Protocol):
     @property
     def scaling_broken(self) -> bool: ...
     def unmodelled_records(self, op_class: str | None = None) -> int: ...
+    def instruction_range(self, op_class: str) -> tuple[float, float] | None: ...
     def surplus_estimates(self) -> dict[str, SurplusEstimate | None]: ...
     def sampling_advice(self) -> str | None: ...
 
@@ -144,9 +145,15 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
                     f"not judged: {missing} recorded warp-instruction(s) at site(s) {sites} could not be "
                     f"simulated, so the prediction lacks their {metric} (see coverage)")))
                 continue
+            span = sampled_span(report, op_class, guess)
+            if span is not None and metric == "instructions":
+                ok = span[0] - 0.5 <= value <= span[1] + 0.5
+            elif span is not None and metric == "wavefronts" and allowance is not None:
+                ok = allowance.admits(value, min(max(value, span[0]), span[1]))
             found = estimates.get(op_class)
             if metric == "wavefronts" and found is not None:
-                ok = None if report.scaling_broken else found.admits(value, guess)
+                nearest = guess if span is None else min(max(value - found.expected, span[0]), span[1])
+                ok = None if report.scaling_broken else found.admits(value, nearest)
             if metric == "wavefronts" and addressed_matches(report, op_class) and value >= guess - 0.5:
                 ok = True  # ncu's own address-level count confirms the rules: what is left is the surplus
             if metric == "conflicts" and report.traced:
@@ -164,6 +171,17 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
         if addressed is not None:
             rows.append(addressed)
     return rows
+
+
+def sampled_span(report: JudgedLaunch, op_class: str, guess: float) -> tuple[float, float] | None:
+    """For a block-sampled launch: the range a scaled count ``guess`` of a class may take if every
+    unrecorded block works like the least or the most busy recorded one (``instruction_range``, the same
+    wavefronts per instruction); None where the launch is not sampled or the blocks were not tallied."""
+    span = report.instruction_range(op_class)
+    instructions = report.predicted[op_class].instructions
+    if span is None or instructions <= 0:
+        return None
+    return guess * span[0] / instructions, guess * span[1] / instructions
 
 
 def measured_surplus(report: JudgedLaunch, op_class: str) -> float:
@@ -255,6 +273,11 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
         advice = report.sampling_advice()
         if advice:
             return advice
+        span = report.instruction_range(op_class)
+        if span is not None and span[0] - 0.5 <= measured <= span[1] + 0.5:
+            return (f"within what blocks like the recorded ones may issue{scaled}: {span[0]:,.0f} to "
+                    f"{span[1]:,.0f}, the unrecorded blocks issuing as many as the least to the most busy "
+                    "recorded block; the recorded blocks do unequal work (a grid-stride loop's last lap)")
         if difference > 0:
             return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
                     f"{scaled}: warp-instructions the trace lacks ("
@@ -264,8 +287,10 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
                 f"{scaled}: "
                 + ("the recorded blocks do more than the average block, or " if report.scaled else "")
                 + "ncu files some of these ops under a different class")
-    instructions_match = abs(report.measured[op_class].instructions
-                             - report.predicted[op_class].instructions) < 0.5
+    counted = report.measured[op_class].instructions
+    span = report.instruction_range(op_class)
+    instructions_match = abs(counted - report.predicted[op_class].instructions) < 0.5 or (
+        span is not None and span[0] - 0.5 <= counted <= span[1] + 0.5)
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     found = report.surplus_estimates().get(op_class)
     beyond = f"{BEYOND_ADDRESSES}: " if addressed_matches(report, op_class) and difference > 0 else ""
