@@ -254,7 +254,10 @@ def addressed_comparison(report: JudgedLaunch, op_class: str) -> Comparison | No
             "record every block (`bankism record --blocks all`) for an exact check"))
     return Comparison(op_class, "addressed", value, guess, False, (
         f"the rules' wavefronts differ from ncu's own address-level count by {value - guess:+.0f}: a rule "
-        "or the trace is wrong here (no whole-kernel surplus enters this count)"))
+        "or the trace is wrong here (no whole-kernel surplus enters this count), or the program's data "
+        "differed between the traced run and the profiled one (`record` runs it under the tracer, then "
+        "under ncu: input drawn from the clock, as `srand(time(NULL))` does, changes data-dependent "
+        "addresses such as a histogram's)"))
 
 
 def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measured: int,
