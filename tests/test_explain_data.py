@@ -149,3 +149,27 @@ def test_a_file_that_is_not_npy_is_one_error_line(tmp_path):
     ran = run_cli("explain", HISTOGRAM, "--data", f"data=file:{bad}")
     assert ran.returncode == 2 and ran.stderr.startswith("error: --data")
     assert "not a NumPy .npy array" in ran.stderr
+
+
+DEVICE = ROOT / "traces" / "explain_data"
+
+
+@pytest.mark.parametrize("kernel, launch", [("bitonic_sort", 0), ("float_histogram", 1)])
+def test_a_sort_and_a_float_histogram_on_their_own_input_equal_the_h100_line_by_line(kernel, launch):
+    """hw/explain_data/data_kernels.cu on the H100 (traces/explain_data, every block recorded; the program
+    wrote the input bytes it used, input.bin): the sort's compare-and-swap stores run in exactly the warps
+    and lanes the hardware ran them, the histogram's atomics land on the same counters."""
+    ran = run_cli("explain", DATA_KERNELS, "--kernel", kernel, "--data", f"in=file:{DEVICE / 'input.bin'}",
+                  "--trace", DEVICE / "data_kernels.json", "--launch", launch, "--json")
+    assert ran.returncode == 0, ran.stderr
+    trace = json.loads(ran.stdout)["trace"]
+    assert trace["lines"] and all(line["same_addresses"] is True for line in trace["lines"])
+    for line in trace["lines"]:
+        (source,), (sass,) = line["source"], line["sass"]
+        assert (source["instructions"], source["wavefronts"]) == (sass["instructions"], sass["wavefronts"])
+    if kernel == "bitonic_sort":  # the swaps: fewer stores than loads, data-dependent
+        stores = next(line for line in trace["lines"] if line["line"] == 37)["sass"][0]["instructions"]
+        assert stores == 23385  # in the 16 blocks compared (93,470 in all 64)
+    else:
+        atomics = next(line for line in trace["lines"] if line["line"] == 55)["sass"][0]
+        assert (atomics["instructions"], atomics["wavefronts"]) == (256, 716)  # the 16 blocks compared
