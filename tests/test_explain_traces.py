@@ -44,6 +44,8 @@ EXPECTED_REFUSALS = {
     **{f"{name}_conflict.json": "hw/timing/pairs.cu: the loop's stride is the kernel parameter `step`, "
        "known only at run time" for name in ("col32", "quad_fma", "lds64", "lds128", "sts2")},
     "hist_conflict.json": "hw/timing/pairs.cu: bins are values read from global memory",
+    "data_kernels.json": "hw/explain_data: without --data the sort's swaps and the bins are unknown "
+    "(tests/test_explain_data.py runs it on the program's own input and checks every line)",
     "cluster_remote.json": "hw/cluster/dsmem.cu: a cluster's block_rank() and map_shared_rank (distributed "
     "shared memory) are not interpreted",
     # traces/surplus/kernels (hw/surplus/kernels): bins and counters from random data, a bounds check on
