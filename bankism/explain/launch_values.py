@@ -85,7 +85,9 @@ def launch_template_values(
                 t = C.lookup(text.replace("const ", "")) or tag_type(text) or _struct_argument(node, scope)
                 if t is None:
                     raise BankismError(
-                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows"
+                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows "
+                        f"(a host template's own parameter, or a type of a header not found): give "
+                        f"-D {param.name}=TYPE, e.g. -D {param.name}=float"
                     )
                 values[param.name] = t
             else:

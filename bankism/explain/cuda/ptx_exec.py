@@ -26,6 +26,7 @@ from bankism.explain.cuda.ptx_types import (
     B128,
     COMPARE,
     NO_SHARED_ACCESS,
+    SPACES,
     SPECIAL_REGISTERS,
     TYPES,
     PtxState,
@@ -224,6 +225,11 @@ class InlinePtx(PtxSharedMemory):
         elif "shared" in opcode:
             raise Failure(stmt, f"unsupported construct: PTX instruction {opcode} accesses shared memory "
                                 "in a way explain does not model")
+        elif stmt.operands and _registers_only(stmt.operands) and not set(parts) & SPACE_WORDS:
+            # no address operand and no state space: it cannot touch shared memory (`wmma.mma.sync` in
+            # inline asm); what it writes (the first operand, as PTX writes) is not known
+            self._unknown_into(stmt.operands[0], state, stmt, mask, TYPES.get(parts[-1], C.UINT),
+                               f"registers written by inline PTX {opcode}, which explain does not evaluate")
         else:
             raise Failure(stmt, f"unsupported construct: PTX instruction {opcode} is not known to explain")
 
@@ -307,3 +313,12 @@ class InlinePtx(PtxSharedMemory):
         b = self._read(stmt.operands[2], state, stmt, mask, t)
         self._write(stmt.operands[0], binary(compare, a, b, mask, stmt), state, stmt, mask)
 
+
+#: State-space words of an opcode (``ld.global``, ``tex``'s texture space): such instructions touch memory.
+SPACE_WORDS = frozenset(SPACES) | {"tex", "surf", "sust", "suld", "sured", "tld4", "txq", "suq"}
+
+
+def _registers_only(operands: tuple) -> bool:
+    """Whether every operand is a register, an immediate, a sink or a vector of them (no ``[address]``)."""
+    return all(o.kind in ("reg", "imm", "sink") or (o.kind == "vec" and _registers_only(o.items))
+               for o in operands)

@@ -350,7 +350,8 @@ class Declarations(CppDeclarations):
             base, args, scope = "decltype", None, ""
         else:
             base, args, scope = self._type_spec(type_node)
-        const = False
+        const = type_node.type == "sized_type_specifier" and any(  # `unsigned const &`: inside the specifier
+            c.type == "type_qualifier" and node_text(c) == "const" for c in type_node.children)
         align = None
         for child in node.children:
             if child.type == "type_qualifier":
@@ -396,8 +397,8 @@ class Declarations(CppDeclarations):
             return self._type_spec(named_children(type_node)[-1])
         if kind == "decltype":
             raise self.unsupported(type_node, kind.replace("_", " "))
-        if kind == "sized_type_specifier":
-            return " ".join(node_text(c) for c in type_node.children), None, ""
+        if kind == "sized_type_specifier":  # `unsigned long`; `const` inside (`unsigned const`) is no name
+            return " ".join(node_text(c) for c in type_node.children if c.type != "type_qualifier"), None, ""
         return SPACE.sub(" ", node_text(type_node)).strip().split("::")[-1], None, ""
 
     def _template_argument(self, node: Node) -> S.TypeName | S.Expr:

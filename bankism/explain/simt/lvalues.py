@@ -75,6 +75,8 @@ class Lvalues:
             raise Failure(expr, f"{expr.name} cannot be assigned")
         if isinstance(expr, S.Subscript):
             base = self.eval(expr.base, mask)
+            if isinstance(base, Struct) and not self.has_method(base.type, "operator[]"):
+                base = self.pointer_conversion(base, expr, mask)  # the samples' SharedMemory<T>
             if isinstance(base, Struct):
                 return self._struct_subscript(expr, base, mask)
             if isinstance(base, ObjectArray):

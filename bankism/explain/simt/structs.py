@@ -314,6 +314,30 @@ class Structs:
                                 "argument(s)")
         return methods[0]
 
+    def has_method(self, t: CType, name: str) -> bool:
+        """Whether struct type ``t`` declares a member function ``name``."""
+        return any(m.name == name for m in t.info.definition.methods)
+
+    def pointer_conversion(self, value: Struct, node: S.Node, mask: Mask) -> Value:
+        """``obj[i]`` on a struct without ``operator[]``: C++ converts it with its conversion operator to a
+        pointer (the first one declared: ``operator T*()`` before ``operator const T*() const``); the
+        struct itself where it has none."""
+        for method in (m for m in value.type.info.definition.methods if m.conversion is not None):
+            target = self._conversion_target(method, value, mask)
+            if target.kind == "ptr":
+                return self.struct_conversion(value, target, node, mask)
+        return value
+
+    def _conversion_target(self, method: S.Function, value: Struct, mask: Mask) -> CType:
+        """The type a conversion operator of ``value``'s struct converts to."""
+        info: StructInfo = value.type.info
+        self.frames.append(Frame(method, [dict(info.bindings)], np.zeros(self.threads, bool), None,
+                                 this_type=value.type))
+        try:
+            return self.resolve_type(method.conversion, mask)
+        finally:
+            self.frames.pop()
+
     def struct_conversion(self, value: Struct, t: CType, node: S.Node, mask: Mask) -> Value:
         """A struct converted to another type through its conversion operator
         (``operator T*()``): the one whose target is ``t``, else the only one."""
@@ -323,13 +347,7 @@ class Structs:
             raise Failure(node, f"cannot convert {value.type} to {t}")
         chosen = None
         for method in operators:
-            frame = Frame(method, [dict(info.bindings)], np.zeros(self.threads, bool), None,
-                          this_type=value.type)
-            self.frames.append(frame)
-            try:
-                target = self.resolve_type(method.conversion, mask)
-            finally:
-                self.frames.pop()
+            target = self._conversion_target(method, value, mask)
             if target == t or (target.kind == t.kind == "ptr" and target.elem == t.elem):
                 chosen = method
                 break
