@@ -134,6 +134,8 @@ def test_an_npy_file_is_read_as_its_array(tmp_path):
     ("data=1e999", "out of range"),
     ("data=file:", "file: needs a path"),
     ("data=file:/nonexistent/input.bin", "/nonexistent/input.bin"),
+    ("data=file:/dev/zero", "not a regular file"),
+    ("bins=random", "histogram256 has no pointer or global array bins (its pointer parameters: data, out)"),
 ])
 def test_bad_data_options_are_one_error_line(spec, message):
     ran = run_cli("explain", HISTOGRAM, "--data", spec)

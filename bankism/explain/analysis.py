@@ -73,6 +73,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
         kernel = _choose_kernel(program, name, filename)
         options = options_for(options, chosen, [p.name for p in kernel.template_params])
     kernel = _choose_kernel(program, options.kernel, filename)
+    _check_data_names(program, kernel, options)
     launch = chosen_launch(program, kernel, _numeric_defines(options.defines))
     scope = HostScope(program, launch, _numeric_defines(options.defines))
     grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
@@ -132,6 +133,17 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     notes += _variables_set(program, source, options)
     analysis.assumptions += list(dict.fromkeys(scope.notes + notes + (data.notes() if data else [])))
     return analysis
+
+
+def _check_data_names(program: Program, kernel: S.Function, options: ExplainOptions) -> None:
+    """A ``--data NAME=...`` must name a pointer parameter of the kernel (``A.elements``: a field of its
+    struct parameter ``A``) or a ``__constant__``/``__device__`` array of the file."""
+    pointers = [p.name for p in kernel.params if p.type.pointers or p.type.dims]
+    known = {p.name for p in kernel.params} | {item.name for decl in program.globals for item in decl.items}
+    for name in options.data:
+        if name is not None and name.split(".")[0] not in known:
+            raise BankismError(f"--data {name}=...: {kernel.name} has no pointer or global array {name} "
+                               f"(its pointer parameters: {', '.join(pointers) or 'none'})")
 
 
 def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[str, str],
