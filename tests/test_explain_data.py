@@ -115,6 +115,16 @@ def test_a_file_shorter_than_the_reads_leaves_the_rest_unknown(tmp_path):
         run(HISTOGRAM, data=parse_data([f"data=file:{short}"]))
 
 
+def test_a_file_path_may_hold_an_equals_sign(tmp_path):
+    odd = tmp_path / "a=b.bin"
+    _lcg_bytes(1 << 18).tofile(odd)
+    report = run(HISTOGRAM, data=parse_data([f"file:{odd}"]))
+    named = run(HISTOGRAM, data=parse_data([f"data=file:{odd}"]))
+    one, two = _popc_site(report), _popc_site(named)
+    assert one["wavefronts"] == two["wavefronts"] > two["instructions"]
+    assert any(f"bytes of {odd}" in note and "seed" not in note for note in report["assumptions"])
+
+
 def test_an_npy_file_is_read_as_its_array(tmp_path):
     n = 1 << 18
     raw, npy = tmp_path / "in.bin", tmp_path / "in.npy"

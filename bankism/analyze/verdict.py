@@ -280,7 +280,8 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
         if span is not None and span[0] - 0.5 <= measured <= span[1] + 0.5:
             return (f"within what blocks like the recorded ones may issue{scaled}: {span[0]:,.0f} to "
                     f"{span[1]:,.0f}, the unrecorded blocks issuing as many as the least to the most busy "
-                    "recorded block; the recorded blocks do unequal work (a grid-stride loop's last lap)")
+                    "recorded block; the recorded blocks do unequal work (e.g. a grid-stride loop's last "
+                    "lap)")
         if difference > 0:
             return (f"ncu counted {difference:.0f} more {op_class} instructions than the trace predicts"
                     f"{scaled}: warp-instructions the trace lacks ("

@@ -57,7 +57,7 @@ _UNKNOWN = re.compile(r"unknown (function|name|type)|no device function|cannot e
 #: Refusals that input data stated with --data may lift, and what to say.
 _DATA = re.compile(r"depends on values (read from global memory|in shared memory)")
 DATA_HINT = ("; to run it on stated input, give --data random (uniform random values), "
-             "--data NAME=random:LOW:HIGH or --data NAME=VALUE")
+             "--data NAME=random:LOW:HIGH, --data NAME=VALUE or --data NAME=file:PATH (the input itself)")
 
 
 def _interpret(program: Program, source: str, filename: str, options: ExplainOptions) -> Analysis:

@@ -15,6 +15,8 @@ it is, for the threads of the lane mask (and of its ``@p`` guard).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from bankism.arch import LANES
@@ -318,7 +320,7 @@ class InlinePtx(PtxSharedMemory):
 SPACE_WORDS = frozenset(SPACES) | {"tex", "surf", "sust", "suld", "sured", "tld4", "txq", "suq"}
 
 
-def _registers_only(operands: tuple) -> bool:
+def _registers_only(operands: Sequence[Operand]) -> bool:
     """Whether every operand is a register, an immediate, a sink or a vector of them (no ``[address]``)."""
     return all(o.kind in ("reg", "imm", "sink") or (o.kind == "vec" and _registers_only(o.items))
                for o in operands)

@@ -20,6 +20,7 @@ import numpy as np
 
 from bankism.errors import BankismError
 from bankism.explain.simt.ctype import CType
+from bankism.inputs import read_bytes
 
 #: Integer and float ranges of ``random`` without bounds.
 DEFAULT_INT_RANGE = (0, 255)
@@ -66,7 +67,7 @@ class GlobalData:
 
     rules: dict[str | None, DataRule] = field(default_factory=dict)
     seed: int = 0
-    read: dict[str, str] = field(default_factory=dict)
+    read: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
     def rule_for(self, name: str, parameter: bool) -> DataRule | None:
         """The rule of the matrix ``name``: its own, else the default where it is a kernel pointer."""
@@ -76,7 +77,7 @@ class GlobalData:
                t: CType) -> tuple[np.ndarray, np.ndarray]:
         """The values of ``elements`` (indices in units of ``t``) of matrix ``name``, as ``t``'s dtype, and
         where they are known (a file's bytes end somewhere)."""
-        self.read.setdefault(name, rule.describe(t))
+        self.read.setdefault(name, (rule.describe(t), rule.path is None and rule.value is None))
         everywhere = np.ones(elements.shape, bool)
         if rule.path is not None:
             return _file_values(rule.content, elements, t)
@@ -94,8 +95,8 @@ class GlobalData:
     def notes(self) -> list[str]:
         """One assumption per matrix read under a rule."""
         return [f"values read from global memory ({name}) are {what} (--data{seeded}): the counts "
-                "hold for these values, not for every input" for name, what in self.read.items()
-                for seeded in [f", seed {self.seed}" if "random" in what else ""]]
+                "hold for these values, not for every input" for name, (what, random) in self.read.items()
+                for seeded in [f", seed {self.seed}" if random else ""]]
 
 
 def parse_data(texts: list[str]) -> dict[str | None, DataRule]:
@@ -104,7 +105,7 @@ def parse_data(texts: list[str]) -> dict[str | None, DataRule]:
     rules: dict[str | None, DataRule] = {}
     for text in texts:
         name, equals, spec = text.partition("=")
-        if not equals:
+        if not equals or text.startswith("file:"):  # a path may hold '='
             name, spec = "", text
         elif not _NAME.fullmatch(name):
             raise BankismError(f"--data {text!r}: {name!r} is not a kernel pointer's name")
@@ -130,11 +131,9 @@ def parse_data(texts: list[str]) -> dict[str | None, DataRule]:
 
 def _file_rule(path: str, option: str) -> DataRule:
     """The bytes of ``path``: raw, or the array of a .npy file in C order."""
-    from bankism import inputs
-
     if not path:
         raise BankismError(f"--data {option!r}: file: needs a path")
-    content = inputs.read_bytes(path, "data", f"--data {path}")
+    content = read_bytes(path, "data", f"--data {path}")
     if path.endswith(".npy"):
         try:
             array = np.load(io.BytesIO(content), allow_pickle=False)
