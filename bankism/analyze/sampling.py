@@ -30,13 +30,19 @@ class SampledLaunch(Protocol):
     def instruction_range(self, op_class: str) -> tuple[float, float] | None: ...
 
 
+def within_range(report: SampledLaunch, op_class: str, measured: float) -> bool:
+    """Whether a block-sampled class's measured instructions lie in its ``instruction_range`` (False where
+    the launch is not sampled or its blocks were not tallied)."""
+    span = report.instruction_range(op_class)
+    return span is not None and span[0] - 0.5 <= measured <= span[1] + 0.5
+
+
 def outside_range(report: SampledLaunch, op_class: str, measured: float) -> bool:
     """Whether a scaled class's measured instructions cannot come from blocks like the recorded ones: off
     the scaled count where the blocks were not tallied, else outside ``instruction_range``."""
-    span = report.instruction_range(op_class)
-    if span is None:
+    if report.instruction_range(op_class) is None:
         return abs(measured - report.predicted[op_class].instructions) >= 0.5
-    return not span[0] - 0.5 <= measured <= span[1] + 0.5
+    return not within_range(report, op_class, measured)
 
 
 def sampling_advice(report: SampledLaunch) -> str | None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bankism.analyze.model import METRICS, Counts, SiteStats, address_level
+from bankism.analyze.sampling import within_range
 from bankism.analyze.surplus import SurplusEstimate
 from bankism.isa import is_bypass_ldgsts
 from bankism.trace.views import Launch
@@ -147,7 +148,7 @@ def comparisons(report: JudgedLaunch) -> list[Comparison]:
                 continue
             span = sampled_span(report, op_class, guess)
             if span is not None and metric == "instructions":
-                ok = span[0] - 0.5 <= value <= span[1] + 0.5
+                ok = within_range(report, op_class, value)
             elif span is not None and metric == "wavefronts" and allowance is not None:
                 ok = allowance.admits(value, min(max(value, span[0]), span[1]))
             found = estimates.get(op_class)
@@ -276,8 +277,8 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
         advice = report.sampling_advice()
         if advice:
             return advice
-        span = report.instruction_range(op_class)
-        if span is not None and span[0] - 0.5 <= measured <= span[1] + 0.5:
+        if within_range(report, op_class, measured):
+            span = report.instruction_range(op_class)
             return (f"within what blocks like the recorded ones may issue{scaled}: {span[0]:,.0f} to "
                     f"{span[1]:,.0f}, the unrecorded blocks issuing as many as the least to the most busy "
                     "recorded block; the recorded blocks do unequal work (e.g. a grid-stride loop's last "
@@ -292,9 +293,8 @@ def explain_difference(report: JudgedLaunch, op_class: str, metric: str, measure
                 + ("the recorded blocks do more than the average block, or " if report.scaled else "")
                 + "ncu files some of these ops under a different class")
     counted = report.measured[op_class].instructions
-    span = report.instruction_range(op_class)
-    instructions_match = abs(counted - report.predicted[op_class].instructions) < 0.5 or (
-        span is not None and span[0] - 0.5 <= counted <= span[1] + 0.5)
+    instructions_match = (abs(counted - report.predicted[op_class].instructions) < 0.5
+                          or within_range(report, op_class, counted))
     cause = "" if instructions_match else "; instruction counts differ too, see above"
     found = report.surplus_estimates().get(op_class)
     beyond = f"{BEYOND_ADDRESSES}: " if addressed_matches(report, op_class) and difference > 0 else ""
