@@ -185,3 +185,10 @@ def test_a_sort_and_a_float_histogram_on_their_own_input_equal_the_h100_line_by_
     else:
         atomics = next(line for line in trace["lines"] if line["line"] == 55)["sass"][0]
         assert (atomics["instructions"], atomics["wavefronts"]) == (256, 716)  # the 16 blocks compared
+
+
+def test_a_seed_that_is_not_an_integer_is_one_error_line():
+    ran = run_cli("explain", HISTOGRAM, "--data", "random", "--data-seed", "abc")
+    assert ran.returncode == 2
+    lines = ran.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:") and "--data-seed" in lines[0]
