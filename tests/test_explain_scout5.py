@@ -1,7 +1,8 @@
 """Refusals a fifth held-out scout of public kernels found (30 repositories, /work/scout5 outside the
 repository), each fixed and checked here on a kernel of our own: a struct reached through its conversion
 operator and indexed directly (the CUDA samples' SharedMemory<T>), `unsigned const &`, inline PTX that
-only touches registers, and the advice for a type argument a host template passes on."""
+only touches registers, the advice for a type argument a host template passes on, and a functor called
+through a temporary (`Op()(a, b)`, `Op{}(a, b)`)."""
 
 from __future__ import annotations
 
@@ -62,3 +63,13 @@ def test_a_host_templates_type_argument_asks_for_a_d(tmp_path):
         run(path)
     report = run(path, defines={"T": "float"})
     assert site(report, 5, "s", "load")["wavefronts"] == 32  # the padded tile read by columns
+
+
+def test_a_functor_called_through_a_temporary_runs_its_call_operator():
+    report = run(HELDOUT / "functor_temporary.cu")
+    lane = np.arange(32)
+    # Copy()(&tile[0][t], ...): one word per lane; copy_strided{2}(&tile[1][2t], ...): stride 2, 2-way
+    check_site(site(report, 4, "tile", "store"), {0: (BASE + 4 * lane).reshape(1, 32)}, 4, "store")
+    strided = site(report, 9, "tile", "store")
+    check_site(strided, {0: (BASE + 4 * (64 + 2 * lane)).reshape(1, 32)}, 4, "store")
+    assert strided["wavefronts"] == 2

@@ -247,6 +247,9 @@ class ExpressionConverter:
             # through parentheses; a cast it is (the name not being a type is reported as such).
             name = node_text(inner[0])
             return S.Cast(line, text, S.TypeName(line, text, name), args[0], "c")
+        if function.type in ("call_expression", "compound_literal_expression"):
+            # `Op()(a, b)`, `Op{}(a, b)`: the call operator of a temporary functor
+            return S.MethodCall(line, text, self.expr(function), "operator()", args, False, [])
         raise self.unsupported(node, "call through an expression")
 
 
