@@ -12,7 +12,13 @@ import pytest
 from bankism.capture import convert
 from bankism.capture.raw import RawCapture, read_capture
 from bankism.capture.run import TraceOptions, parse_blocks, tracer_environment
-from bankism.capture.sampling import RecordsOverflow, blocks_recorded, spread_stride
+from bankism.capture.sampling import (
+    REPEATED_LAUNCHES,
+    RecordsOverflow,
+    blocks_recorded,
+    repeated_launch_note,
+    spread_stride,
+)
 from bankism.errors import BankismError
 
 RAW = Path(__file__).parent / "data" / "capture" / "smoke_raw"
@@ -106,3 +112,22 @@ def test_trace_program_runs_again_with_a_spread(monkeypatch: pytest.MonkeyPatch,
     launch = doc["launches"][0]
     assert launch["blocks_total"] == 64 and len(launch["blocks_recorded"]) == 13
     assert "blocks every:5" in doc["description"]
+
+
+def _launch(index: int, kernel: str = "sgemm(float*)", grid=(16, 16, 1), block=(16, 16, 1)) -> dict:
+    return {"index": index, "kernel": kernel, "mangled": "_Z5sgemmPf" if kernel.startswith("sgemm") else None,
+            "grid": list(grid), "block": list(block)}
+
+
+def test_a_benchmark_loop_of_one_launch_shape_is_named_with_how_to_keep_one():
+    launches = [_launch(i) for i in range(26)] + [_launch(26, "reduce(float*)", (1, 1, 1), (32, 1, 1))]
+    note = repeated_launch_note(launches)
+    assert note is not None and note.startswith("note: 26 launches of sgemm with grid [16, 16, 1] and block "
+                                                "[16, 16, 1] were recorded")
+    assert "--launch N keep one" in note
+
+
+def test_a_few_launches_or_launches_of_other_shapes_get_no_note():
+    assert repeated_launch_note([_launch(i) for i in range(REPEATED_LAUNCHES - 1)]) is None
+    assert repeated_launch_note([_launch(i, grid=(i + 1, 1, 1)) for i in range(8)]) is None
+    assert repeated_launch_note([]) is None

@@ -33,7 +33,13 @@ from bankism.capture.raw import (
     read_capture,
 )
 from bankism.capture.run import TraceOptions, run_traced, validate_options
-from bankism.capture.sampling import RecordsOverflow, blocks_recorded, spread_note, spread_stride
+from bankism.capture.sampling import (
+    RecordsOverflow,
+    blocks_recorded,
+    repeated_launch_note,
+    spread_note,
+    spread_stride,
+)
 from bankism.capture.toolkit import environment, find_toolkit
 from bankism.errors import BankismError
 from bankism.isa import ldgsts_width_of_sass, matrix_shape_of_sass, op_of_sass
@@ -420,6 +426,8 @@ def trace_program(
             if seen is not None:
                 seen.extend(capture.launches)
         save(doc, output)
+        if (repeated := repeated_launch_note(doc["launches"])) is not None:
+            print(repeated, file=sys.stderr)
         return doc
     raise BankismError(f"the records still exceed --max-records {options.max_records} when recording "
                        f"{options.blocks}; raise --max-records or choose blocks with --blocks")

@@ -75,3 +75,24 @@ def spread_note(label: str, seen: int, capacity: int, stride: int, grid: Sequenc
     return (f"note: {label}: {seen:,} shared-memory warp-instructions exceed --max-records {capacity:,}; "
             f"recording every {stride}th block ({kept:,} of {total:,}, spread over the grid) and scaling the "
             f"counts to the whole launch (--blocks all with a larger --max-records records every block)")
+
+
+#: Launches of one kernel with one shape from which the trace says how to record only one.
+REPEATED_LAUNCHES = 4
+
+
+def repeated_launch_note(launches: Sequence[dict]) -> str | None:
+    """One line when the trace holds many launches of one kernel with one grid and block (a benchmark
+    loop): each is traced and profiled in full, and ``--launch N`` keeps one."""
+    shapes: dict[tuple, list[dict]] = {}
+    for launch in launches:
+        key = (launch.get("mangled") or launch["kernel"], tuple(launch["grid"]), tuple(launch["block"]))
+        shapes.setdefault(key, []).append(launch)
+    same = max(shapes.values(), key=len, default=[])
+    if len(same) < REPEATED_LAUNCHES:
+        return None
+    first = same[0]
+    name = first["kernel"].split("(")[0]
+    return (f"note: {len(same)} launches of {name} with grid {list(first['grid'])} and "
+            f"block {list(first['block'])} were recorded (a benchmark loop?); each is traced and profiled in "
+            f"full: --kernel and --launch N keep one")
