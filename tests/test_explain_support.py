@@ -25,11 +25,14 @@ def quiz_path() -> Path:
 
 
 def run(name: str | Path, snapshot: tuple[int, dict[str, int]] | None = None, **options) -> dict:
-    """The explain report of a kernel in tests/data/explain (or a path)."""
+    """The explain report of a kernel in tests/data/explain (or a path), its accesses counted as the source
+    writes them (``as_written``, the interpreter's semantics these tests check) unless told otherwise:
+    nvcc's merging of neighbours has tests of its own (test_explain_vectorize.py) and the H100 traces."""
     path = Path(name) if isinstance(name, Path) else DATA / name
     request = None
     if snapshot is not None:
         request = SnapshotRequest(snapshot[0], tuple(snapshot[1].items()))
+    options.setdefault("as_written", True)
     return explain(path.read_text(), str(path), ExplainOptions(snapshot=request, **options))
 
 

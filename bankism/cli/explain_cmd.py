@@ -222,6 +222,9 @@ def register(app: typer.Typer) -> None:
             "--data", help="[NAME=]random, random:LOW:HIGH, VALUE or file:PATH: what global memory holds "
             "(kernel pointer NAME, or all), for shared addresses that depend on input data.")] = None,
         data_seed: Annotated[int, typer.Option(help="Seed of --data random.")] = 0,
+        as_written: Annotated[bool, typer.Option(
+            "--as-written", help="Count each access as the source writes it, without the merging of "
+            "neighbouring scalar accesses into LDS.64/LDS.128 that nvcc does.")] = False,
         snapshot: Annotated[str | None, typer.Option(
             help="Show the shared arrays right after LINE (or FILE:LINE, for a kernel in a header).")] = None,
         when: Annotated[list[str] | None, typer.Option(
@@ -270,6 +273,7 @@ def register(app: typer.Typer) -> None:
             undefines=[_name(n, "-U") for n in undefine or []],
             data=parse_data(data or []),
             data_seed=data_seed,
+            as_written=as_written,
         )
         if html_path is not None:
             from bankism.files import check_output

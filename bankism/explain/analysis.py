@@ -32,6 +32,12 @@ from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
 from bankism.explain.simt.template_shared import TemplateRun
 from bankism.explain.simt.values import Scalar
+from bankism.explain.simt.vectorize import (
+    merge_neighbours,
+    merge_notes,
+    runtime_stride_sites,
+    runtime_uniform_names,
+)
 from bankism.inputs import Budget, limit, over_limit
 
 Dim3 = tuple[int, int, int]
@@ -113,6 +119,10 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
         if request is not None and not machine.snapshot_taken:
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     assert first is not None
+    if not options.as_written:
+        uniform = runtime_uniform_names(program.converted_bodies(), kernel)
+        runtime = runtime_stride_sites(recorder.sites.values(), uniform)
+        notes += merge_notes(merge_neighbours(recorder, runtime))
     op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
     sites = sorted(recorder.sites.values(), key=lambda s: (
         (s.file or filename) != filename, s.file or filename, s.line, s.column, op_order.get(s.op, 1),

@@ -37,6 +37,8 @@ class ExplainOptions:
     #: What global memory holds (`--data`): per kernel pointer name, None for every kernel pointer.
     data: dict[str | None, DataRule] = field(default_factory=dict)
     data_seed: int = 0
+    #: Count accesses as written: no merging of neighbouring scalar accesses as nvcc does (vectorize.py).
+    as_written: bool = False
 
 
 @dataclass

@@ -45,6 +45,7 @@ _NO_OPS = (
 
 
 def _no_op(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
+    machine.recorder.boundary()  # nvcc merges no access across a barrier, fence or call
     if expr.function == "__syncthreads":
         block_barrier(machine, expr, mask, "__syncthreads()")
     return constant(C.INT, 0)

@@ -4,6 +4,7 @@ the kernels it finds into the small tree of ``syntax`` and collects the launches
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, replace
 
 from tree_sitter import Node
@@ -81,6 +82,10 @@ class Program:
             else:
                 self._bodies[key] = _Converter(self.pre).statement(function.body_node)
         return self._bodies[key]
+
+    def converted_bodies(self) -> list[tuple[S.Function, S.Block]]:
+        """The functions whose bodies a run converted (the kernel and what it called), with them."""
+        return list(self._bodies.items())
 
     def type_descriptor(self, node: Node) -> S.TypeName:
         """A type written in the host code (a launch's template argument) as a ``syntax`` type."""
@@ -351,6 +356,8 @@ class _Converter(Declarations, ExpressionConverter):
                 self.expr(condition) if condition is not None else None,
                 self.expr(update) if update is not None else None,
                 self.lazy_statement(node.child_by_field_name("body")),
+                not any((os.path.abspath(self._file(node)), line - back) in self.pre.no_unroll
+                        for back in (1, 2)),
             )
         if kind == "while_statement":
             return S.While(

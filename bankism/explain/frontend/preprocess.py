@@ -70,6 +70,8 @@ class Preprocessed:
     filename: str
     #: ``#include "..."`` files that were not found (skipped), in order.
     missing: list[str] = field(default_factory=list)
+    #: (file, line) of each ``#pragma unroll 1``: the loop after it is not unrolled (vectorize.py).
+    no_unroll: set[tuple[str, int]] = field(default_factory=set)
 
     def origin(self, row: int) -> tuple[str, int]:
         """The (file, 1-based line) of 0-based output row ``row``."""
@@ -109,6 +111,7 @@ class _QuietPreprocessor(Preprocessor):
         #: The ``source`` cap holds for the file and everything it includes, together.
         self.read = Budget("source", f"{filename} with its #include and -include files")
         self.include_depth = 0
+        self.no_unroll: set[tuple[str, int]] = set()
 
     def text_of(self, path: str, label: str) -> str:
         """A header's text, read as a regular file and counted against the ``source`` cap."""
@@ -164,6 +167,9 @@ class _QuietPreprocessor(Preprocessor):
             self.errors.append(f"{directive.source}:{directive.lineno}: #error {text}")
             return True
         if directive.value == "pragma":
+            words = "".join(tok.value for tok in toks).split()
+            if words[:2] == ["unroll", "1"] or words[:1] == ["nounroll"]:
+                self.no_unroll.add((directive.source, directive.lineno))
             raise OutputDirective(Action.IgnoreAndRemove)
         return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
@@ -212,7 +218,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     if preprocessor.errors:
         raise BankismError(preprocessor.errors[0])
     pre = _strip_line_directives(text + out.getvalue(), filename)
-    return replace(pre, text=asm_operand_commas(pre.text), missing=list(preprocessor.missing))
+    return replace(pre, text=asm_operand_commas(pre.text), missing=list(preprocessor.missing),
+                   no_unroll={(os.path.abspath(name), line) for name, line in preprocessor.no_unroll})
 
 
 def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -> str:

@@ -211,6 +211,8 @@ class For(Stmt):
     condition: Expr | None
     update: Expr | None
     body: Stmt
+    #: False after ``#pragma unroll 1``: nvcc keeps the loop, so no access merges across iterations.
+    unrolled: bool = True
 
 
 @dataclass(slots=True, eq=False)

@@ -122,6 +122,7 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         self._externs: dict[tuple[int, str], SharedVariable] = {}
         self.static_end = window_base(context.arch)
         self._constants: dict[S.Literal, Scalar] = {}
+        self._branch_kinds: dict[S.If, bool] = {}  # whether an if's branches touch memory (vectorize.py)
         self.builtin_variables = self._builtin_values()
         self._expr = {
             S.Literal: self._literal, S.Name: self._name, S.Member: self._member_value,

@@ -46,6 +46,12 @@ class SourceSite:
     #: The inline call stack of an access inside a helper: (function, line, file) per call,
     #: innermost first (``line 90 in ld_vec, called from line 142``).
     stack: tuple[tuple[str, int, str], ...] = ()
+    #: Per recorded call (parallel to ``warps``): its place in the block's program order and its
+    #: straight-line stretch (``Recorder.epoch``), which nvcc's merging of neighbours needs (vectorize.py).
+    seq: list[int] = field(default_factory=list)
+    epoch: list[int] = field(default_factory=list)
+    #: Set on a site of merged accesses: the width of the accesses nvcc merged into it.
+    merged_from: int | None = None
 
 
 class Recorder:
@@ -56,6 +62,14 @@ class Recorder:
         self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
         #: The ``accesses`` budget (bankism.inputs): warp-instructions kept, i.e. memory; None: unbounded.
         self.budget = budget
+        #: Recorded calls so far (program order) and straight-line stretches so far: a barrier, a branch
+        #: around memory accesses or a data-dependent loop's iteration starts a new one (``boundary``).
+        self.clock = 0
+        self.epoch = 0
+
+    def boundary(self) -> None:
+        """Nothing recorded before this point merges with anything after it (vectorize.py)."""
+        self.epoch += 1
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
@@ -86,6 +100,9 @@ class Recorder:
         site.warps.append(issued)
         site.addresses.append(padded[issued])
         site.active.append(lanes[issued])
+        site.seq.append(self.clock)
+        site.epoch.append(self.epoch)
+        self.clock += 1
 
 
 def _base_name(node: S.Node) -> str | None:

@@ -254,6 +254,8 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
     def iteration() -> None:
         state = LoopState(np.zeros(machine.threads, bool), np.zeros(machine.threads, bool))
         machine.loops.append(state)
+        if not stmt.unrolled:  # `#pragma unroll 1`: nothing merges across iterations (vectorize.py)
+            machine.recorder.boundary()
         try:
             machine.exec(stmt.body, mask)
         finally:
@@ -290,14 +292,20 @@ def _replicate(machine: SimtMachine, stmt: S.For, probe: tuple, changed: list, s
                done: int, period: int) -> None:
     """Record the probe's accesses for the iterations after it, and give counters and
     advancing pointers their final values."""
-    records, names = probe
+    (records, calls, stretches), names = probe
     repeats = (trips - done - period) // period
     for site, start in records:
         for field in ("warps", "addresses", "active"):
             chunk = getattr(site, field)[start:]
             getattr(site, field).extend(chunk * repeats)
+        seq, epoch = site.seq[start:], site.epoch[start:]
+        for repeat in range(1, repeats + 1):  # the copies follow the probe in program order
+            site.seq.extend(s + repeat * calls for s in seq)
+            site.epoch.extend(e + repeat * stretches for e in epoch)
         blocks = site.blocks[site.block_start :]
         site.blocks.extend(blocks * repeats)
+    machine.recorder.clock += repeats * calls
+    machine.recorder.epoch += repeats * stretches
     first, second, third = ({id(b): v for b, v in state} for state in starts[-3:])
     for binding, state in starts[-1]:
         if not any(binding is b for b, _ in changed) or not isinstance(binding, Variable):
@@ -332,12 +340,13 @@ def _differ(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
 
 
 def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, changed: list,
-           moved: np.ndarray, start: list) -> tuple[list, list[str]] | None:
+           moved: np.ndarray, start: list) -> tuple[tuple[list, int, int], list[str]] | None:
     """Run ``period`` iterations with the changed variables and shared bytes unknown; (new
     records per site, names) when the rest of the state comes back as it was, else None
     (with everything it did undone)."""
     recorder = machine.recorder
     lengths = {id(site): (len(site.warps), len(site.blocks)) for site in recorder.sites.values()}
+    clock, epoch = recorder.clock, recorder.epoch
     store = machine.store
     owner, count = store.owner.copy(), store._count
     unsure_before = machine.unsure_lanes()
@@ -381,9 +390,10 @@ def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, c
                 del recorder.sites[next(k for k, v in recorder.sites.items() if v is site)]
                 continue
             warps, blocks = lengths[id(site)]
-            for field in ("warps", "addresses", "active"):
+            for field in ("warps", "addresses", "active", "seq", "epoch"):
                 del getattr(site, field)[warps:]
             del site.blocks[blocks:]
+        recorder.clock, recorder.epoch = clock, epoch
         store.owner, store._count = owner, count
         _restore(start)
         return None
@@ -393,4 +403,4 @@ def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, c
         if len(site.warps) > warps:
             site.block_start = blocks
             records.append((site, warps))
-    return records, names
+    return (records, recorder.clock - clock, recorder.epoch - epoch), names

@@ -29,6 +29,7 @@ from bankism.explain.simt.values import (
     per_thread,
     select,
 )
+from bankism.explain.simt.vectorize import touches_memory
 from bankism.inputs import Budget
 
 #: A loop that runs longer than this is reported instead of hanging the interpreter
@@ -290,6 +291,18 @@ class Statements:
         return self._branches(stmt, mask & condition, mask & np.logical_not(condition))
 
     def _branches(self, stmt: S.If, then_mask: Mask, else_mask: Mask) -> Mask:
+        around_memory = self._branch_kinds.get(stmt)
+        if around_memory is None:
+            around_memory = self._branch_kinds[stmt] = touches_memory(stmt)
+        if around_memory:  # a branch around memory accesses ends nvcc's straight-line stretch
+            self.recorder.boundary()
+        try:
+            return self._run_branches(stmt, then_mask, else_mask)
+        finally:
+            if around_memory:
+                self.recorder.boundary()
+
+    def _run_branches(self, stmt: S.If, then_mask: Mask, else_mask: Mask) -> Mask:
         split = stmt.otherwise is not None and not then_mask.none and not else_mask.none
         if split and self.unsure_lanes() is None:  # lanes that only maybe run take no barrier
             phases = barrier_phases(stmt)
@@ -382,17 +395,24 @@ class Statements:
             counted = counted_loop(self, stmt, mask) if self.unsure_lanes() is None else None
             if counted is not None:
                 return run_repeating(self, stmt, mask, *counted)
-            return self._loop(
-                lambda m: self.exec(stmt.body, m), stmt.condition, stmt.update, mask, True, stmt
-            )
+            body = (lambda m: self.exec(stmt.body, m)) if stmt.unrolled else self._iteration(stmt.body)
+            return self._loop(body, stmt.condition, stmt.update, mask, True, stmt)
         finally:
             self.frame.scopes.pop()
 
     def _while(self, stmt: S.While, mask: Mask) -> Mask:
-        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, True, stmt)
+        return self._loop(self._iteration(stmt.body), stmt.condition, None, mask, True, stmt)
 
     def _do_while(self, stmt: S.DoWhile, mask: Mask) -> Mask:
-        return self._loop(lambda m: self.exec(stmt.body, m), stmt.condition, None, mask, False, stmt)
+        return self._loop(self._iteration(stmt.body), stmt.condition, None, mask, False, stmt)
+
+    def _iteration(self, body: S.Stmt) -> Callable[[Mask], Mask]:
+        """A loop body nvcc does not unroll (a while loop, `#pragma unroll 1`): each iteration its own
+        straight-line stretch."""
+        def run(mask: Mask) -> Mask:
+            self.recorder.boundary()
+            return self.exec(body, mask)
+        return run
 
     def _return(self, stmt: S.Return, mask: Mask) -> Mask:
         frame = self.frame

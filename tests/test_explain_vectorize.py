@@ -1,0 +1,105 @@
+"""nvcc's merging of neighbouring scalar shared accesses (bankism/explain/simt/vectorize.py), held to the
+SASS nvcc 13.0 gives our own kernel (tests/data/explain/vector/neighbours.cu, each line's SASS in its
+comment) and, through the quiz kernel's H100 trace, to the hardware (test_explain_traces.py)."""
+
+from __future__ import annotations
+
+from bankism.explain.simt.vectorize import runtime_uniform_names
+from tests.test_explain_support import DATA, run
+
+KERNEL = DATA / "vector" / "neighbours.cu"
+WARPS = 8
+
+
+def _widths(report: dict) -> dict[tuple[int, str, str], tuple[int, int]]:
+    return {(s["line"], s["shared_array"], s["op"]): (s["width"], s["instructions"] // WARPS)
+            for s in report["sites"]}
+
+
+def test_each_line_is_counted_as_the_sass_nvcc_gives_it():
+    assert _widths(run(KERNEL, as_written=False)) == {
+        (11, "tile", "store"): (4, 1), (12, "row_major", "store"): (4, 1), (13, "padded", "store"): (4, 1),
+        (15, "flat", "store"): (8, 1),  # flat[2t] and flat[2t + 1]: one STS.64, at the second line
+        (18, "tile", "load"): (16, 4),  # tile[ty][k], k = 0..15: four LDS.128
+        (18, "row_major", "load"): (4, 16),  # row_major[k][tx]: not adjacent in a lane
+        (19, "padded", "load"): (4, 16),  # rows of 17 floats: not 16-byte aligned
+        (21, "flat", "load"): (16, 1),
+        (22, "flat", "load"): (4, 4),  # ty * stride: a kernel argument nvcc cannot prove aligned
+        (24, "flat", "load"): (4, 4),  # #pragma unroll 1: one LDS per iteration
+    }
+
+
+def test_merged_loads_cost_what_the_wide_instruction_costs():
+    report = run(KERNEL, as_written=False)
+    tile = next(s for s in report["sites"] if s["line"] == 18 and s["shared_array"] == "tile")
+    # each LDS.128 of tile[ty][k..k+3]: the two rows a warp reads are two addresses, one wavefront per pair
+    assert (tile["wavefronts"], tile["conflicts"]) == (64, 0)
+    notes = report["assumptions"]
+    assert any("counted as the 16-byte LDS.128 nvcc merges them into" in note for note in notes)
+
+
+def test_as_written_counts_every_access_of_the_source():
+    widths = _widths(run(KERNEL))
+    assert widths[(18, "tile", "load")] == (4, 16)
+    assert widths[(14, "flat", "store")] == widths[(15, "flat", "store")] == (4, 1)
+    assert widths[(21, "flat", "load")] == (4, 4)
+
+
+def test_a_merge_never_crosses_a_barrier(tmp_path):
+    path = tmp_path / "barrier.cu"
+    path.write_text(
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[64];\n"
+        "    s[2 * threadIdx.x] = 1.0f;\n"
+        "    __syncthreads();\n"
+        "    s[2 * threadIdx.x + 1] = 2.0f;\n"
+        "    out[threadIdx.x] = s[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    assert {(s["line"], s["width"]) for s in run(path, as_written=False)["sites"]} == {(3, 4), (5, 4), (6, 4)}
+
+
+def test_a_store_between_ends_the_loads_of_its_array(tmp_path):
+    path = tmp_path / "rmw.cu"
+    path.write_text(
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[128];\n"
+        "    float a = s[4 * threadIdx.x];\n"
+        "    s[4 * threadIdx.x] = a * 2.0f;\n"
+        "    float b = s[4 * threadIdx.x + 1];\n"
+        "    out[threadIdx.x] = a + b;\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    assert {(s["line"], s["op"], s["width"]) for s in run(path, as_written=False)["sites"]} == {
+        (3, "load", 4), (4, "store", 4), (5, "load", 4)}
+
+
+def test_names_that_come_from_the_launch_are_run_time_values():
+    from bankism.explain.frontend.parse import parse
+    from bankism.explain.frontend.preprocess import preprocess
+
+    source = ("__device__ int twice(int v) { return 2 * v; }\n"
+              "__global__ void k(float *out, int n) {\n"
+              "    int rows = blockDim.x; int cols = n * 4; int half = twice(cols); int fixed = 16;\n"
+              "    out[rows + cols + half + fixed] = 0.0f;\n"
+              "}\n")
+    program = parse(preprocess(source, "k.cu", {}))
+    kernel = program.kernels[0]
+    bodies = [(f, program.body(f)) for overloads in program.functions.values() for f in overloads]
+    names = runtime_uniform_names(bodies, kernel)
+    assert {"rows", "cols", "v", "n"} <= names and "fixed" not in names
+
+
+def test_neighbours_merge_only_at_a_distance_the_source_fixes(tmp_path):
+    """A scan's temp[ai] and temp[bi] are adjacent when the stride is 1, but nvcc cannot know it."""
+    path = tmp_path / "scan.cu"
+    path.write_text(
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float temp[64];\n"
+        "    temp[threadIdx.x] = 1.0f;\n"
+        "    __syncthreads();\n"
+        "    int ai = 2 * threadIdx.x, bi = ai + 1;\n"
+        "    out[threadIdx.x] = temp[ai] + temp[bi];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    assert {(s["line"], s["width"]) for s in run(path, as_written=False)["sites"]} == {(3, 4), (6, 4)}
