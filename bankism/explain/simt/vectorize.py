@@ -113,6 +113,8 @@ def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
     for site in sites:
         start = 0
         for index, warps in enumerate(site.warps):
+            if len(warps) == 0:  # a call no warp issued: nothing to merge or keep
+                continue
             yield Call(site, index, site.seq[index], site.epoch[index], site.blocks[start], warps,
                        site.addresses[index], site.active[index])
             start += len(warps)
