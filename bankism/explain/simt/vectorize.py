@@ -37,7 +37,6 @@ class Call:
     """One recorded call: every warp of one block running one access once."""
 
     site: SourceSite
-    index: int  # its position in the site's lists
     seq: int
     epoch: int
     block: tuple[int, int, int]
@@ -63,9 +62,9 @@ class Call:
 
 
 def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
-                     ) -> list[tuple[SourceSite, int]]:
-    """Rewrite ``recorder``'s sites as nvcc merges their accesses; returns (site, merged width) per site of
-    merged accesses. ``runtime_stride``: ids of sites whose address nvcc cannot prove aligned."""
+                     ) -> list[SourceSite]:
+    """Rewrite ``recorder``'s sites as nvcc merges their accesses; returns the sites of merged accesses.
+    ``runtime_stride``: ids of sites whose address nvcc cannot prove aligned."""
     calls = sorted(_calls(recorder.sites.values()), key=lambda call: call.seq)
     if not calls:
         return []
@@ -115,7 +114,7 @@ def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
         for index, warps in enumerate(site.warps):
             if len(warps) == 0:  # a call no warp issued: nothing to merge or keep
                 continue
-            yield Call(site, index, site.seq[index], site.epoch[index], site.blocks[start], warps,
+            yield Call(site, site.seq[index], site.epoch[index], site.blocks[start], warps,
                        site.addresses[index], site.active[index])
             start += len(warps)
 
@@ -141,7 +140,7 @@ def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, i
 
 
 def _rebuild(recorder: Recorder, out: list[tuple[SourceSite | tuple[SourceSite, int], Call]]
-             ) -> list[tuple[SourceSite, int]]:
+             ) -> list[SourceSite]:
     """Replace the recorder's sites by the calls as issued, in program order (merged ones at the site of
     the group's last access, with the group's width)."""
     if not any(isinstance(target, tuple) for target, _ in out):
@@ -160,8 +159,7 @@ def _rebuild(recorder: Recorder, out: list[tuple[SourceSite | tuple[SourceSite, 
             site, fresh, key = target, None, keys[id(target)]
         holder = sites.get(key)
         if holder is None:
-            holder = sites[key] = fresh or replace(
-                site, blocks=[], warps=[], addresses=[], active=[], seq=[], epoch=[])
+            holder = sites[key] = fresh or _emptied(site)
         holder.blocks.extend([call.block] * len(call.warps))
         holder.warps.append(call.warps)
         holder.addresses.append(call.addresses)
@@ -169,15 +167,19 @@ def _rebuild(recorder: Recorder, out: list[tuple[SourceSite | tuple[SourceSite, 
         holder.seq.append(call.seq)
         holder.epoch.append(call.epoch)
     recorder.sites = sites
-    return [(site, site.merged_from) for site in sites.values() if site.merged_from is not None]
+    return [site for site in sites.values() if site.merged_from is not None]
 
 
 def _merged_site(site: SourceSite, width: int) -> SourceSite:
     element = site.type
     vector = CType(f"{width // element.size} x {element.name}", "vec", width, width, None, element.signed, 0,
                    element, width // element.size)
-    return replace(site, width=width, type=vector, merged_from=site.width, blocks=[], warps=[],
-                   addresses=[], active=[], seq=[], epoch=[])
+    return _emptied(site, width=width, type=vector, merged_from=site.width)
+
+
+def _emptied(site: SourceSite, **changes: object) -> SourceSite:
+    """A copy of ``site`` (with ``changes``) that holds no recorded call yet."""
+    return replace(site, blocks=[], warps=[], addresses=[], active=[], seq=[], epoch=[], **changes)
 
 
 _LAST_INDEX_PLUS = re.compile(r"\+\d+[uUlL]*\]$")
@@ -231,12 +233,12 @@ def runtime_uniform_names(functions: Iterable[tuple[S.Function, S.Block]], kerne
     return tainted
 
 
-def merge_notes(merged: list[tuple[SourceSite, int]]) -> list[str]:
+def merge_notes(merged: list[SourceSite]) -> list[str]:
     """One assumption line per site of merged accesses."""
     return [f"{site.file}:{site.line}: {site.op}s of {site.expression} ({site.merged_from}-byte "
             f"{site.type.elem}) to consecutive aligned addresses counted as the {site.width}-byte "
             f"{'LDS' if site.op == 'load' else 'STS'}.{8 * site.width} nvcc merges them into"
-            for site, _ in merged]
+            for site in merged]
 
 
 def touches_memory(stmt: S.If) -> bool:
