@@ -103,3 +103,24 @@ def test_neighbours_merge_only_at_a_distance_the_source_fixes(tmp_path):
         "}\n"
         "int main() { k<<<1, 32>>>(nullptr); }\n")
     assert {(s["line"], s["width"]) for s in run(path, as_written=False)["sites"]} == {(3, 4), (6, 4)}
+
+
+def test_neighbours_merge_whatever_their_order_in_the_stretch():
+    """As[(ty + j) * BK + i] is adjacent over i, the outer loop: nvcc still merges it (16 LDS.128 a warp)."""
+    widths = {(s["line"], s["shared_array"], s["op"]): (s["width"], s["instructions"] // 2)
+              for s in run(DATA / "vector" / "outer_loop.cu", as_written=False)["sites"]}
+    assert widths == {(10, "As", "store"): (4, 8), (11, "sh", "store"): (2, 1),
+                      (17, "As", "load"): (16, 16), (20, "sh", "load"): (8, 2)}
+
+
+def test_a_loop_too_large_to_unroll_merges_nothing_across_its_iterations():
+    """nvcc keeps a k loop of 8 x 64 multiply-adds rolled: As is then read by scalar LDS (SASS: the file)."""
+    def loads(bk: int, tm: int, tn: int) -> dict[int, tuple[int, int]]:
+        report = run(DATA / "vector" / "unroll_size.cu", as_written=False,
+                     defines={"BK_": str(bk), "TM_": str(tm), "TN_": str(tn)})
+        return {s["line"]: (s["width"], s["instructions"] // 8) for s in report["sites"] if s["op"] == "load"}
+
+    assert loads(8, 4, 4) == {21: (16, 8), 22: (16, 8)}
+    assert loads(8, 8, 8) == {21: (4, 64), 22: (16, 16)}
+    assert loads(4, 8, 8) == {21: (4, 32), 22: (16, 8)}
+    assert loads(8, 2, 2) == {21: (16, 4), 22: (8, 8)}

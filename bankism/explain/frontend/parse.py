@@ -228,6 +228,11 @@ class _Converter(Declarations, ExpressionConverter):
     def _file(self, node: Node) -> str:
         return self.pre.origin(node.start_point.row)[0]
 
+    def _after_pragma(self, node: Node, line: int, pragmas: set[tuple[str, int]]) -> bool:
+        """Whether one of ``pragmas`` (file, line) stands on one of the two lines before ``node``."""
+        path = os.path.abspath(self._file(node))
+        return any((path, line - back) in pragmas for back in (1, 2))
+
     def _end_line(self, node: Node) -> int:
         return self.pre.origin(node.end_point.row)[1]
 
@@ -356,8 +361,8 @@ class _Converter(Declarations, ExpressionConverter):
                 self.expr(condition) if condition is not None else None,
                 self.expr(update) if update is not None else None,
                 self.lazy_statement(node.child_by_field_name("body")),
-                not any((os.path.abspath(self._file(node)), line - back) in self.pre.no_unroll
-                        for back in (1, 2)),
+                not self._after_pragma(node, line, self.pre.no_unroll),
+                self._after_pragma(node, line, self.pre.forced_unroll),
             )
         if kind == "while_statement":
             return S.While(

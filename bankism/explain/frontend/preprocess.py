@@ -72,6 +72,9 @@ class Preprocessed:
     missing: list[str] = field(default_factory=list)
     #: (file, line) of each ``#pragma unroll 1``: the loop after it is not unrolled (vectorize.py).
     no_unroll: set[tuple[str, int]] = field(default_factory=set)
+    #: (file, line) of each ``#pragma unroll`` without a count or with one above 1: nvcc unrolls the loop
+    #: after it whatever its size.
+    forced_unroll: set[tuple[str, int]] = field(default_factory=set)
 
     def origin(self, row: int) -> tuple[str, int]:
         """The (file, 1-based line) of 0-based output row ``row``."""
@@ -112,6 +115,7 @@ class _QuietPreprocessor(Preprocessor):
         self.read = Budget("source", f"{filename} with its #include and -include files")
         self.include_depth = 0
         self.no_unroll: set[tuple[str, int]] = set()
+        self.forced_unroll: set[tuple[str, int]] = set()
 
     def text_of(self, path: str, label: str) -> str:
         """A header's text, read as a regular file and counted against the ``source`` cap."""
@@ -170,6 +174,8 @@ class _QuietPreprocessor(Preprocessor):
             words = "".join(tok.value for tok in toks).split()
             if words[:2] == ["unroll", "1"] or words[:1] == ["nounroll"]:
                 self.no_unroll.add((directive.source, directive.lineno))
+            elif words[:1] == ["unroll"]:
+                self.forced_unroll.add((directive.source, directive.lineno))
             raise OutputDirective(Action.IgnoreAndRemove)
         return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
 
@@ -219,7 +225,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
         raise BankismError(preprocessor.errors[0])
     pre = _strip_line_directives(text + out.getvalue(), filename)
     return replace(pre, text=asm_operand_commas(pre.text), missing=list(preprocessor.missing),
-                   no_unroll={(os.path.abspath(name), line) for name, line in preprocessor.no_unroll})
+                   no_unroll={(os.path.abspath(name), line) for name, line in preprocessor.no_unroll},
+                   forced_unroll={(os.path.abspath(name), line) for name, line in preprocessor.forced_unroll})
 
 
 def _find_pre_include(header: str, filename: str, include_dirs: Sequence[str]) -> str:

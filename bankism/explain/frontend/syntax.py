@@ -213,6 +213,8 @@ class For(Stmt):
     body: Stmt
     #: False after ``#pragma unroll 1``: nvcc keeps the loop, so no access merges across iterations.
     unrolled: bool = True
+    #: True after ``#pragma unroll`` (no count, or one above 1): unrolled whatever its size.
+    forced: bool = False
 
 
 @dataclass(slots=True, eq=False)

@@ -33,6 +33,8 @@ class SimtMachine(Protocol):
     call_stack: list[tuple[str, S.Node]]
     notes: list[str]
     no_repeat: set[S.Stmt]
+    #: Simple statements run so far by one thread group (vectorize.kept_for_size reads it).
+    executed: int
     matrices: list[GlobalMatrix]
     shared_arrays: list[SharedVariable]
     store: SharedStore

@@ -31,6 +31,7 @@ from bankism.explain.simt.bindings import LoopState, Variable
 from bankism.explain.simt.machine import SimtMachine
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.values import Failure, Mask, Pointer, Scalar, Vector, all_known, forget
+from bankism.explain.simt.vectorize import kept_for_size
 
 #: Loops with fewer iterations run as usual: they are quick, and their report stays plain.
 MIN_TRIPS = 32
@@ -40,8 +41,19 @@ _CONSTANT = (S.Literal, S.Name, S.Binary, S.Unary, S.Cast, S.SizeOf, S.TypeName,
 def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:
     """(counter, iterations) of a counted ``for`` whose shape allows repetition, else None.
     Called after the init statement ran."""
+    if machine.snapshot is not None or stmt in machine.no_repeat:
+        return None
+    shape = loop_trips(machine, stmt, mask)
+    if shape is None or shape[1] < MIN_TRIPS or not _body_allows(stmt.body, shape[0].name):
+        return None
+    return shape
+
+
+def loop_trips(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variable, int] | None:
+    """(counter, iterations) of a ``for`` whose counter runs from a uniform start by a uniform step to a
+    constant bound, else None. Called after the init statement ran."""
     condition, update = stmt.condition, stmt.update
-    if machine.snapshot is not None or condition is None or update is None or stmt in machine.no_repeat:
+    if condition is None or update is None:
         return None
     if not isinstance(condition, S.Binary) or condition.op not in ("<", "<=", "!=", ">", ">="):
         return None
@@ -49,7 +61,7 @@ def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variabl
         return None
     name = condition.left.name
     step = _step(update, name)
-    if step is None or not _body_allows(stmt.body, name):
+    if step is None:
         return None
     counter = next((scope[name] for scope in reversed(machine.frame.scopes) if name in scope), None)
     if not isinstance(counter, Variable) or not isinstance(counter.value, Scalar):
@@ -63,7 +75,7 @@ def counted_loop(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variabl
     if start is None or bound is None or not delta:
         return None
     trips = _trips(start, bound, delta, condition.op)
-    if trips is None or trips < MIN_TRIPS:
+    if trips is None:
         return None
     info = np.iinfo(counter.value.type.dtype) if counter.value.type.kind == "int" else None
     if info is None or not info.min <= start + trips * delta <= info.max:
@@ -241,6 +253,23 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
     return None
 
 
+def sized_body(machine: SimtMachine, stmt: S.For, trips: int, body: Callable[[Mask], Mask]
+               ) -> Callable[[Mask], Mask]:
+    """``body`` of the unrolled loop ``stmt``, each iteration after the first its own straight-line
+    stretch when the first shows that nvcc keeps the loop for its size (vectorize.kept_for_size)."""
+    kept: list[bool | None] = [None]
+
+    def run(mask: Mask) -> Mask:
+        if kept[0]:
+            machine.recorder.boundary()
+        executed = machine.executed
+        out = body(mask)
+        if kept[0] is None:
+            kept[0] = kept_for_size(stmt, trips, machine.executed - executed)
+        return out
+    return run
+
+
 # --- the driver ---------------------------------------------------------------------------------------
 
 
@@ -250,11 +279,12 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
     whose index alternates); see the module docstring."""
     starts = [_bindings(machine)]
     contents = [_content(machine.store)]
+    kept = [not stmt.unrolled]  # `#pragma unroll 1`, or too large: nothing merges across iterations
 
     def iteration() -> None:
         state = LoopState(np.zeros(machine.threads, bool), np.zeros(machine.threads, bool))
         machine.loops.append(state)
-        if not stmt.unrolled:  # `#pragma unroll 1`: nothing merges across iterations (vectorize.py)
+        if kept[0]:
             machine.recorder.boundary()
         try:
             machine.exec(stmt.body, mask)
@@ -262,8 +292,11 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
             machine.loops.pop()
         machine.eval(stmt.update, mask)
 
-    for _ in range(2):
+    for number in range(2):
+        executed = machine.executed
         iteration()
+        if number == 0 and not kept[0]:
+            kept[0] = kept_for_size(stmt, trips, machine.executed - executed)
         starts.append(_bindings(machine))
         contents.append(_content(machine.store))
     done = 2
@@ -278,9 +311,12 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
         moved = _differ(contents[-1 - period], contents[-1])
         if moved is None or trips - done < 2 * period:
             break
+        executed = machine.executed
         probe = _probe(machine, iteration, period, changed, moved, now)
         if probe is not None:
             _replicate(machine, stmt, probe, changed, starts, trips, done, period)
+            # the copied iterations count as run in the loop's size (vectorize.kept_for_size)
+            machine.executed += (machine.executed - executed) * ((trips - done - period) // period)
             return mask
     machine.no_repeat.add(stmt)  # the loop's iterations differ: do not probe it again
     for _ in range(trips - done):

@@ -15,7 +15,7 @@ from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray
 from bankism.explain.simt.local_objects import pointer_array
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.phases import barrier_phases
-from bankism.explain.simt.repeat import counted_loop, run_repeating
+from bankism.explain.simt.repeat import counted_loop, loop_trips, run_repeating, sized_body
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -41,16 +41,25 @@ MAX_LOOP_ITERATIONS = 1 << 18
 #: bankism does not know"): it once read "values bankism does not know", said twice.
 UNTRACED = "values computed from unknown inputs"
 
+#: Statements that only hold others: not counted in a loop body's size.
+COMPOUND = (S.Block, S.For, S.While, S.DoWhile, S.If)
+
+
 class Statements:
     """Statement execution (a mixin of ``Machine``)."""
 
     #: The ``steps`` budget of the run (bankism.inputs), shared by its blocks; None: unbounded.
     steps: Budget | None = None
+    #: Simple statements run so far (not blocks, loops or ifs): a loop body's size, as nvcc's unroller
+    #: weighs it (vectorize.kept_for_size).
+    executed: int = 0
 
     def exec(self, stmt: S.Stmt, mask: Mask) -> Mask:
         """Execute ``stmt`` for the threads of ``mask``; return the threads that continue after it."""
         if self.steps is not None:
             self.steps.spend()
+        if type(stmt) not in COMPOUND:
+            self.executed += 1
         return self._stmt[type(stmt)](stmt, mask)
 
     def _refused(self, stmt: S.Refused, mask: Mask) -> Mask:
@@ -396,6 +405,9 @@ class Statements:
             if counted is not None:
                 return run_repeating(self, stmt, mask, *counted)
             body = (lambda m: self.exec(stmt.body, m)) if stmt.unrolled else self._iteration(stmt.body)
+            shape = loop_trips(self, stmt, mask) if stmt.unrolled and not stmt.forced else None
+            if shape is not None:
+                body = sized_body(self, stmt, shape[1], body)
             return self._loop(body, stmt.condition, stmt.update, mask, True, stmt)
         finally:
             self.frame.scopes.pop()

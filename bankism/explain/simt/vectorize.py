@@ -29,6 +29,8 @@ from bankism.explain.simt.recording import Recorder, SourceSite
 
 #: The widest shared-memory access (LDS.128 / STS.128), bytes.
 WIDEST = 16
+#: The widest merged access of 2-byte elements (LDS.64 / STS.64).
+HALFWORD_WIDEST = 8
 MERGED_OPS = ("load", "store")
 
 
@@ -49,63 +51,80 @@ class Call:
         return self.site.width
 
     def follows(self, previous: Call) -> bool:
-        """Whether this access reads or writes the bytes right after ``previous``'s, in every running lane
-        of the same warps, in the same stretch of code, at a distance nvcc sees in the source: the same
-        expression (an unrolled loop) or one that adds a constant (``s[2 * t]``, ``s[2 * t + 1]``)."""
-        return (self.site.op == previous.site.op and self.site.region is previous.site.region
-                and (self.site is previous.site
-                     or _constant_apart(previous.site.expression, self.site.expression))
-                and self.width == previous.width and self.epoch == previous.epoch
-                and self.block == previous.block and np.array_equal(self.warps, previous.warps)
-                and np.array_equal(self.active, previous.active)
-                and bool((self.addresses[self.active] == previous.addresses[self.active] + self.width).all()))
+        """Whether this access reads or writes the bytes right after ``previous``'s in every running lane
+        (the two are of one group: same warps, lanes, stretch and source expression up to a constant)."""
+        return bool((self.addresses[self.active] == previous.addresses[self.active] + self.width).all())
 
 
 def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
                      ) -> list[SourceSite]:
     """Rewrite ``recorder``'s sites as nvcc merges their accesses; returns the sites of merged accesses.
-    ``runtime_stride``: ids of sites whose address nvcc cannot prove aligned."""
+    ``runtime_stride``: ids of sites whose address nvcc cannot prove aligned.
+
+    As LLVM's vectorizer does, accesses of one stretch are merged whatever their order in it (``As[(ty +
+    j) * BK + i]`` with ``i`` the outer loop merges over ``i``), unless an access in between must stay
+    between them: a store to the array for loads, a load of it or a store to another array for stores."""
     calls = sorted(_calls(recorder.sites.values()), key=lambda call: call.seq)
     if not calls:
         return []
     runtime_stride = runtime_stride or set()
-    out: list[tuple[SourceSite, Call]] = []
-    open_chains: dict[tuple[int, str], list[Call]] = {}
-
-    def flush(key: tuple[int, str]) -> None:
-        out.extend(_split(open_chains.pop(key)))
-
+    out: list[tuple[SourceSite | tuple[SourceSite, int], Call]] = []
+    groups: dict[tuple, list[Call]] = {}
+    fences: dict[tuple[int, str], int] = {}  # (array, op): how many accesses so far must stay apart
+    store_switches = 0  # stores that went to another array than the store before them
+    last_store: int | None = None
     for call in calls:
         site = call.site
         region = id(site.region)
-        for key in [k for k, chain in open_chains.items() if chain[-1].epoch != call.epoch
-                    or chain[-1].block != call.block]:
-            flush(key)
-        mergeable = (site.op in MERGED_OPS and site.width < WIDEST and site.type.kind != "vec"
-                     and site.merged_from is None and id(site) not in runtime_stride)
-        if site.op == "load":  # a load ends a store chain of its array: the store must stay before it
-            breaks = [(region, "store")]
-        elif site.op == "store":  # a store ends loads of its array and stores to other arrays
-            breaks = [(region, "load")] + [k for k in open_chains if k[1] == "store" and k[0] != region]
+        if site.op == "load":  # a load stays after a store of its array before it
+            fences[(region, "store")] = fences.get((region, "store"), 0) + 1
+        elif site.op == "store":  # a store stays between the loads of its array around it
+            fences[(region, "load")] = fences.get((region, "load"), 0) + 1
+            if last_store is not None and last_store != region:
+                store_switches += 1
+            last_store = region
         else:
-            breaks = [k for k in open_chains if k[0] == region]
-        for key in breaks:
-            if key in open_chains:
-                flush(key)
-        key = (region, site.op)
-        chain = open_chains.get(key)
-        if mergeable and chain is not None and call.follows(chain[-1]):
-            chain.append(call)
-            continue
-        if chain is not None:
-            flush(key)
-        if mergeable:
-            open_chains[key] = [call]
-        else:
+            for op in MERGED_OPS:
+                fences[(region, op)] = fences.get((region, op), 0) + 1
+        mergeable = (site.op in MERGED_OPS and site.width < _widest(site) and site.type.kind != "vec"
+                     and site.merged_from is None and id(site) not in runtime_stride
+                     and bool(call.active.any()))
+        if not mergeable:
             out.append((site, call))
-    for key in list(open_chains):
-        flush(key)
+            continue
+        key = (call.epoch, call.block, region, site.op, site.width, fences.get((region, site.op), 0),
+               store_switches if site.op == "store" else 0, _canonical(site.expression),
+               call.warps.tobytes(), call.active.tobytes())
+        groups.setdefault(key, []).append(call)
+    for group in groups.values():
+        for chain in _chains(group):
+            out.extend(_split(chain))
     return _rebuild(recorder, out)
+
+
+def _widest(site: SourceSite) -> int:
+    """The widest access nvcc merges ``site``'s elements into: 16 bytes, 8 for 2-byte elements (nvcc 13.0
+    gives ``short``/``half`` runs LDS.64, never LDS.128: 23 of 24 public lines, our own kernel)."""
+    return HALFWORD_WIDEST if site.width == 2 else WIDEST
+
+
+def _chains(group: list[Call]) -> list[list[Call]]:
+    """The runs of consecutive addresses in ``group`` (calls of one source expression in one stretch),
+    each in address order; an address met twice starts a run of its own."""
+    chains: list[list[Call]] = []
+    open_at: dict[bytes, list[list[Call]]] = {}  # the next address a run takes -> runs waiting for it
+    for call in sorted(group, key=lambda c: (int(c.addresses[c.active][0]), c.seq)):
+        here = call.addresses[call.active]
+        waiting = open_at.get(here.tobytes())
+        index = next((n for n, c in enumerate(waiting or []) if call.follows(c[-1])), None)
+        if index is None:
+            chain = []
+            chains.append(chain)
+        else:
+            chain = waiting.pop(index)
+        chain.append(call)
+        open_at.setdefault((here + call.width).tobytes(), []).append(chain)
+    return chains
 
 
 def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
@@ -120,14 +139,15 @@ def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
 
 
 def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, int], Call]]:
-    """The chain's accesses as nvcc issues them: from its start, the widest power-of-two group of
-    elements (at most 16 bytes) whose first address every running lane has aligned, else one alone."""
+    """The chain's accesses as nvcc issues them: from its lowest address, the widest power-of-two group of
+    elements (at most 16 bytes) whose first address every running lane has aligned, else one alone; a
+    group is reported at the site of its last access in program order."""
     i = 0
     while i < len(chain):
         first = chain[i]
         width = first.width
         count = 1
-        for size in (WIDEST, 8):
+        for size in (_widest(first.site), 8):
             n = size // width
             if n >= 2 and i + n <= len(chain) and bool((first.addresses[first.active] % size == 0).all()):
                 count = n
@@ -135,7 +155,8 @@ def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, i
         if count == 1:
             yield first.site, first
         else:
-            yield (chain[i + count - 1].site, width * count), first
+            last = max(chain[i:i + count], key=lambda call: call.seq)
+            yield (last.site, width * count), first
         i += count
 
 
@@ -186,12 +207,11 @@ _LAST_INDEX_PLUS = re.compile(r"\+\d+[uUlL]*\]$")
 _LITERAL_INDEX = re.compile(r"\[\d+[uUlL]*\]")
 
 
-def _constant_apart(first: str, second: str) -> bool:
-    """Whether two access expressions differ only by a constant index (``d[0]``, ``d[1]``) or a constant
-    added to the last index (``s[2 * t]``, ``s[2 * t + 1]``): addresses whose distance nvcc knows."""
-    def canonical(text: str) -> str:
-        return _LITERAL_INDEX.sub("[#]", _LAST_INDEX_PLUS.sub("]", "".join(text.split())))
-    return canonical(first) == canonical(second)
+def _canonical(expression: str) -> str:
+    """``expression`` with its constant indices (``d[0]``, ``d[1]``) and a constant added to its last index
+    (``s[2 * t]``, ``s[2 * t + 1]``) left out: accesses whose canonical forms are equal are a distance
+    apart that nvcc knows."""
+    return _LITERAL_INDEX.sub("[#]", _LAST_INDEX_PLUS.sub("]", "".join(expression.split())))
 
 
 _MEMBER = re.compile(r"(\.|->)\s*[A-Za-z_]\w*")
@@ -231,6 +251,21 @@ def runtime_uniform_names(functions: Iterable[tuple[S.Function, S.Block]], kerne
                 tainted.add(name)
                 changed = True
     return tainted
+
+
+#: A loop that holds another loop and has no ``#pragma unroll`` is unrolled by nvcc 13.0 only while its
+#: iterations run at most about this many simple statements in all, its inner loops' initialisations
+#: included (our GEMM-shaped kernels compiled -O3 -arch=sm_90: 8 x 31 = 248 and 16 x 9 unrolled; 32 x 9
+#: = 288, 4 x 91, 8 x 55 and 16 x 31 kept; tests/data/explain/vector/unroll_size.cu). The midpoint.
+UNROLL_LIMIT = 268
+
+
+def kept_for_size(loop: S.For, trips: int, statements: int) -> bool:
+    """Whether nvcc keeps ``loop`` (no access then merges across its iterations): it holds another loop,
+    has no ``#pragma unroll``, and ``trips`` iterations of ``statements`` simple statements each pass
+    ``UNROLL_LIMIT``. A loop of straight-line code is left to the merging (nvcc unrolls it by parts)."""
+    return (not loop.forced and trips * statements > UNROLL_LIMIT
+            and any(isinstance(node, S.For | S.While | S.DoWhile) for node in S.walk(loop.body)))
 
 
 def merge_notes(merged: list[SourceSite]) -> list[str]:
