@@ -153,3 +153,43 @@ for _name, _function, _arity in (
     ("__hmin2", np.fmin, 2), ("__hneg2", np.negative, 1), ("__habs2", np.abs, 1),
 ):
     BUILTINS[_name] = _lanewise(_function, _arity)
+
+
+def _comparison(function: Callable, both: bool | None) -> Callable:
+    """A comparison of 16-bit floats: a ``bool`` for scalars (``__heq``, ``__hlt``...) or, with
+    ``both``, for pairs (``__hbeq2``: both halves hold); on pairs without ``both`` a pair of 1.0/0.0 in
+    the arguments' type (``__heq2``). Unordered forms (``__hequ``) are true where a value is NaN."""
+
+    def compare(a: Scalar, b: Scalar) -> Scalar:
+        x, y = (np.asarray(convert(v, C.FLOAT).data, np.float32) for v in (a, b))
+        with np.errstate(all="ignore"):
+            result = function(x, y)
+        return Scalar(C.BOOL, result if result.ndim else result[()], and_flags(a.known, b.known), None,
+                      a.taint or b.taint)
+
+    def handler(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
+        left, right = _values(machine, expr, mask, 2)
+        if both is None:
+            return compare(_scalar(left, expr), _scalar(right, expr))
+        pairs = _pair(left, expr), _pair(right, expr)
+        results = [compare(pairs[0].comps[i], pairs[1].comps[i]) for i in range(2)]
+        if both:
+            data = np.logical_and(results[0].data, results[1].data)
+            return Scalar(C.BOOL, data, and_flags(results[0].known, results[1].known), None,
+                          results[0].taint or results[1].taint)
+        return Vector(pairs[0].type, [convert(r, pairs[0].type.elem) for r in results])
+
+    return handler
+
+
+def _unordered(function: Callable) -> Callable:
+    return lambda x, y: function(x, y) | np.isnan(x) | np.isnan(y)
+
+
+for _name, _function in (("eq", np.equal), ("ne", np.not_equal), ("lt", np.less), ("le", np.less_equal),
+                         ("gt", np.greater), ("ge", np.greater_equal)):
+    _ordered = (lambda f: lambda x, y: f(x, y) & ~np.isnan(x) & ~np.isnan(y))(_function)
+    for _suffix, _rule in (("", _ordered), ("u", _unordered(_function))):
+        BUILTINS[f"__h{_name}{_suffix}"] = _comparison(_rule, None)
+        BUILTINS[f"__h{_name}2{_suffix}"] = _comparison(_rule, False)
+        BUILTINS[f"__hb{_name}2{_suffix}"] = _comparison(_rule, True)

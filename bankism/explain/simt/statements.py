@@ -12,7 +12,7 @@ import numpy as np
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.bindings import OBJECT_MEMBERS, LoopState, ObjectArray, TypeAlias, Variable
-from bankism.explain.simt.local_objects import pointer_array
+from bankism.explain.simt.local_objects import pointer_array, struct_array
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.phases import barrier_phases
 from bankism.explain.simt.repeat import counted_loop, loop_trips, run_repeating, sized_body
@@ -277,6 +277,9 @@ class Statements:
                 return
             if t.elem.kind == "ptr":  # `unsigned *frags[] = {a, b};`: indexed by constants
                 self.declare(item.name, Variable(item.name, t, pointer_array(self, item, t, mask)))
+                return
+            if t.scalar.kind == "struct":  # `Acc acc[2];`: likewise
+                self.declare(item.name, Variable(item.name, t, struct_array(self, item, t, mask)))
                 return
             if t.scalar.kind not in ("int", "float", "bool"):
                 raise Failure(item, f"unsupported construct: local array of {t.scalar}")

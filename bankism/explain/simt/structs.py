@@ -164,8 +164,13 @@ class Structs:
         for i, param in enumerate(definition.template_params):
             if i < len(values):
                 value = values[i]
-            elif param.default is not None:
-                value = self._template_argument_value(param.default, mask)
+            elif param.default is not None:  # it may name the parameters before it: `int S = kCols`
+                self.frames.append(Frame(self.kernel, [dict(self.globals), dict(bindings)],
+                                         np.zeros(self.threads, bool), None))
+                try:
+                    value = self._template_argument_value(param.default, mask)
+                finally:
+                    self.frames.pop()
             else:
                 raise Failure(node, f"template parameter {param.name} of {definition.name} has no value")
             if param.is_type:
@@ -229,6 +234,10 @@ class Structs:
         return value
 
     def _member_init(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
+        if t.kind == "array" and len(exprs) == 1 and isinstance(exprs[0], S.InitList):  # `float x[4] = {};`
+            array = LocalArray("(member)", t, self.threads)
+            self._init_local_array(array, exprs[0], mask)
+            return array
         if len(exprs) == 1 and isinstance(exprs[0], S.InitList):  # `T m{a, b};`, `m{}`
             exprs = exprs[0].items
         values = [self.eval(e, mask) for e in exprs]
