@@ -6,7 +6,9 @@ type alias and ``__heq``."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+from bankism.errors import BankismError
 from tests.test_explain_heldout import HELDOUT
 from tests.test_explain_support import BASE, check_site, run, site
 
@@ -31,3 +33,36 @@ def test_half_comparisons_follow_ieee(tmp_path):
         "int main() { k<<<1, 32>>>(nullptr); }\n")
     lanes = np.arange(32)  # n = 1 (a < b) + 0 (a >= b) + 4 (a != b) + 8 (both halves equal) = 13
     check_site(site(run(path), 7, "s", "store"), {0: (BASE + 4 * 13 * lanes).reshape(1, 32)}, 4, "store")
+
+
+def test_a_failure_without_a_node_names_the_statement_running(tmp_path):
+    """It read `k.cu:?:` (scout 6): the line of the statement that was running is named instead."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "struct P { float *p; };\n"
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[128];\n"
+        "    P a;\n"
+        "    float *q = a.p;\n"
+        "    s[threadIdx.x] = q[0];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    with pytest.raises(BankismError, match=r"k\.cu:5: member p is used before it has a value"):
+        run(path)
+
+
+def test_an_unnamed_struct_or_union_declared_in_place_lays_out_its_members(tmp_path):
+    """`__shared__ union { ... } u;` was refused as a union specifier (scout 6)."""
+    path = tmp_path / "u.cu"
+    path.write_text(
+        "__global__ void k(unsigned *out) {\n"
+        "    __shared__ union { unsigned a[64]; unsigned b[64]; } u;\n"
+        "    __shared__ struct { unsigned a[64]; unsigned b[64]; } s;\n"
+        "    u.a[threadIdx.x] = threadIdx.x;\n"
+        "    s.b[threadIdx.x] = u.b[threadIdx.x];\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    report = run(path)
+    lane = np.arange(32)
+    check_site(site(report, 5, "u", "load"), {0: (BASE + 4 * lane).reshape(1, 32)}, 4, "load")  # b over a
+    check_site(site(report, 5, "s", "store"), {0: (BASE + 256 + 256 + 4 * lane).reshape(1, 32)}, 4, "store")

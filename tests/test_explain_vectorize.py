@@ -124,3 +124,27 @@ def test_a_loop_too_large_to_unroll_merges_nothing_across_its_iterations():
     assert loads(8, 8, 8) == {21: (4, 64), 22: (16, 16)}
     assert loads(4, 8, 8) == {21: (4, 32), 22: (16, 8)}
     assert loads(8, 2, 2) == {21: (16, 4), 22: (8, 8)}
+
+
+def test_loads_nvcc_keeps_in_registers_and_scalars_it_merges():
+    """reloads.cu: each line's count equals its SASS (in the file); the values the loop reads stay in
+    registers, the value just stored is not loaded, and the two __shared__ scalars move as one 8 bytes."""
+    report = run(DATA / "vector" / "reloads.cu", as_written=False)
+    counts = {(s["line"], s["op"]): (s["width"], s["instructions"]) for s in report["sites"]}
+    assert counts == {(9, "store"): (8, 1), (11, "store"): (4, 8), (14, "load"): (8, 8),
+                      (17, "load"): (4, 32), (18, "store"): (4, 32)}
+    assert any("nvcc keeps the value in a register" in note for note in report["assumptions"])
+
+
+def test_a_volatile_program_loads_every_time(tmp_path):
+    path = tmp_path / "v.cu"
+    text = (DATA / "vector" / "reloads.cu").read_text()
+    path.write_text(text.replace("__shared__ float tile[256];", "__shared__ volatile float tile[256];"))
+    counts = {(s["line"], s["op"]): s["instructions"] for s in run(path, as_written=False)["sites"]}
+    assert counts[(19, "load")] == 32 and counts[(14, "load")] == 8 * 1024 // 256
+
+
+def test_the_accessed_scalar_itself_is_no_run_time_index():
+    """`row_max = in[0]` made `row_max` a run-time name, and its own accesses were never merged."""
+    report = run(DATA / "vector" / "reloads.cu", as_written=False)
+    assert next(s for s in report["sites"] if s["line"] == 9)["width"] == 8

@@ -30,6 +30,7 @@ from bankism.explain.simt.interpreter import Machine
 from bankism.explain.simt.memory import describe_source, value_text
 from bankism.explain.simt.placement import plan_outer
 from bankism.explain.simt.recording import Recorder
+from bankism.explain.simt.reloads import drop_reloads, reload_notes, says_volatile
 from bankism.explain.simt.template_shared import TemplateRun
 from bankism.explain.simt.values import Scalar
 from bankism.explain.simt.vectorize import (
@@ -122,6 +123,8 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     if not options.as_written:
         uniform = runtime_uniform_names(program.converted_bodies(), kernel)
         runtime = runtime_stride_sites(recorder.sites.values(), uniform)
+        if not says_volatile(program.pre.text):
+            notes += reload_notes(drop_reloads(recorder))
         notes += merge_notes(merge_neighbours(recorder, runtime))
     op_order = {"load": 0, "ldmatrix": 0, "atomic": 1, "store": 2, "stmatrix": 2}
     sites = sorted(recorder.sites.values(), key=lambda s: (

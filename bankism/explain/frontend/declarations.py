@@ -161,6 +161,10 @@ class Declarations(CppDeclarations):
 
     # --- structs and aliases --------------------------------------------------------------
 
+    def unnamed_record_name(self, node: Node) -> str:
+        """The name an unnamed struct or union of a declaration goes by (``union { ... } u;``)."""
+        return f"(unnamed {node.type.split('_')[0]} at line {self._line(node)})"
+
     def struct(self, node: Node, name: str | None = None) -> S.StructDef | None:
         """A struct/class/union definition: data members, static members, member functions
         (converted here, bodies later) and member aliases. Anything it cannot read makes the
@@ -172,12 +176,15 @@ class Declarations(CppDeclarations):
             pass
         elif name_node is None:
             parent = node.parent
-            if parent is None or parent.type != "type_definition":
+            if parent is not None and parent.type == "declaration":  # `__shared__ union { ... } u;`
+                name = self.unnamed_record_name(node)
+            elif parent is None or parent.type != "type_definition":
                 return None
-            declarators = parent.children_by_field_name("declarator")
-            if not declarators:
-                return None
-            name = node_text(declarators[0])
+            else:
+                declarators = parent.children_by_field_name("declarator")
+                if not declarators:
+                    return None
+                name = node_text(declarators[0])
         elif name_node.type == "template_type":
             name = last_name(name_node.child_by_field_name("name"))
         else:
@@ -390,6 +397,10 @@ class Declarations(CppDeclarations):
             return (self._type_spec(name_node) if name_node is not None else ("int", None, ""))
         if kind in RECORDS:
             name_node = type_node.child_by_field_name("name")
+            declared = type_node.parent is not None and type_node.parent.type == "declaration"
+            if declared and type_node.child_by_field_name("body") is not None:  # defined where it is used
+                return (self.unnamed_record_name(type_node), None, "") if name_node is None else \
+                    self._type_spec(name_node)
             if type_node.child_by_field_name("body") is not None or name_node is None:
                 raise self.unsupported(type_node, kind.replace("_", " "))
             return self._type_spec(name_node)

@@ -136,7 +136,8 @@ def parse(pre: Preprocessed) -> Program:
         elif kind in ("type_definition", "alias_declaration") and scope is None:
             for name, type_name in converter.aliases(node):
                 aliases[name] = type_name
-        elif kind in RECORDS and node.child_by_field_name("body") is not None and scope is None:
+        elif kind in RECORDS and node.child_by_field_name("body") is not None and (
+                scope is None or parent == "declaration"):  # file scope, or `__shared__ union {...} u;`
             struct = converter.struct(node)
             todo = [struct] if struct is not None else []
             while todo:  # with the unnamed structs and unions defined inside it

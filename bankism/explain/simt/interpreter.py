@@ -155,8 +155,9 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         self.store = SharedStore(end)
 
     def _error(self, failure: Failure) -> BankismError:
-        line = getattr(failure.node, "line", "?")
-        file = getattr(failure.node, "file", "") or self.context.filename
+        node = failure.node if hasattr(failure.node, "line") else self.current  # the statement running
+        line = getattr(node, "line", "?")
+        file = getattr(node, "file", "") or self.context.filename
         return BankismError(f"{file}:{line}: {failure.message}")
 
     # --- entry point ------------------------------------------------------------------------

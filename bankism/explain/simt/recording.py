@@ -53,6 +53,23 @@ class SourceSite:
     #: Set on a site of merged accesses: the width of the accesses nvcc merged into it.
     merged_from: int | None = None
 
+    def call_blocks(self) -> list[tuple[int, int, int]]:
+        """The block of each recorded call (``blocks`` holds one entry per warp-instruction)."""
+        blocks, start = [], 0
+        for warps in self.warps:  # a call no warp issued holds no entry: (0, 0, 0) stands for it
+            blocks.append(self.blocks[start] if len(warps) else (0, 0, 0))
+            start += len(warps)
+        return blocks
+
+    def drop_calls(self, indices: set[int]) -> None:
+        """Forget the recorded calls at ``indices`` (a load nvcc does not issue again, reloads.py)."""
+        keep = [i for i in range(len(self.warps)) if i not in indices]
+        starts = np.cumsum([0] + [len(warps) for warps in self.warps])
+        self.blocks = [block for i in keep for block in self.blocks[starts[i]:starts[i + 1]]]
+        for name in ("warps", "addresses", "active", "seq", "epoch"):
+            values = getattr(self, name)
+            setattr(self, name, [values[i] for i in keep])
+
 
 class Recorder:
     """Collects, per site, every warp-instruction: block, warp, 32 addresses, active lanes."""

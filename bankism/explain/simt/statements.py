@@ -53,6 +53,7 @@ class Statements:
     #: Simple statements run so far (not blocks, loops or ifs): a loop body's size, as nvcc's unroller
     #: weighs it (vectorize.kept_for_size).
     executed: int = 0
+    current: S.Stmt | None = None
 
     def exec(self, stmt: S.Stmt, mask: Mask) -> Mask:
         """Execute ``stmt`` for the threads of ``mask``; return the threads that continue after it."""
@@ -60,6 +61,7 @@ class Statements:
             self.steps.spend()
         if type(stmt) not in COMPOUND:
             self.executed += 1
+            self.current = stmt  # where a failure without a node of its own is reported
         return self._stmt[type(stmt)](stmt, mask)
 
     def _refused(self, stmt: S.Refused, mask: Mask) -> Mask:

@@ -77,7 +77,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
     last_store: int | None = None
     for call in calls:
         site = call.site
-        region = id(site.region)
+        region = _merge_region(site)
         if site.op == "load":  # a load stays after a store of its array before it
             fences[(region, "store")] = fences.get((region, "store"), 0) + 1
         elif site.op == "store":  # a store stays between the loads of its array around it
@@ -95,13 +95,26 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
             out.append((site, call))
             continue
         key = (call.epoch, call.block, region, site.op, site.width, fences.get((region, site.op), 0),
-               store_switches if site.op == "store" else 0, _canonical(site.expression),
+               store_switches if site.op == "store" else 0,
+               "" if region == SCALARS else _canonical(site.expression),
                call.warps.tobytes(), call.active.tobytes())
         groups.setdefault(key, []).append(call)
     for group in groups.values():
         for chain in _chains(group):
             out.extend(_split(chain))
     return _rebuild(recorder, out)
+
+
+#: The region every ``__shared__`` scalar merges in: nvcc places a block's scalars side by side and merges
+#: neighbours (``final_m``, ``final_d`` of a public softmax: one LDS.64 on the H100, 2026-11-25).
+SCALARS = -1
+
+
+def _merge_region(site: SourceSite) -> int:
+    """The array whose accesses ``site``'s may merge with: its own, or all ``__shared__`` scalars."""
+    region = site.region
+    scalar = getattr(region, "type", None) is not None and region.type.kind in ("int", "float")
+    return SCALARS if scalar else id(region)
 
 
 def _widest(site: SourceSite) -> int:
@@ -222,8 +235,8 @@ _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 def runtime_stride_sites(sites: Iterable[SourceSite], uniform: set[str]) -> set[int]:
     """Ids of the sites whose index names a value nvcc only knows at run time and cannot prove aligned."""
-    return {id(site) for site in sites
-            if set(_IDENTIFIER.findall(_MEMBER.sub("", site.expression))) & uniform}
+    return {id(site) for site in sites  # the accessed variable itself is no index (`m = out[0]` sets `m`)
+            if (set(_IDENTIFIER.findall(_MEMBER.sub("", site.expression))) - {site.array}) & uniform}
 
 
 def runtime_uniform_names(functions: Iterable[tuple[S.Function, S.Block]], kernel: S.Function) -> set[str]:
@@ -255,19 +268,18 @@ def runtime_uniform_names(functions: Iterable[tuple[S.Function, S.Block]], kerne
     return tainted
 
 
-#: A loop that holds another loop and has no ``#pragma unroll`` is unrolled by nvcc 13.0 only while its
-#: iterations run at most about this many simple statements in all, its inner loops' initialisations
-#: included (our GEMM-shaped kernels compiled -O3 -arch=sm_90: 8 x 31 = 248 and 16 x 9 unrolled; 32 x 9
-#: = 288, 4 x 91, 8 x 55 and 16 x 31 kept; tests/data/explain/vector/unroll_size.cu). The midpoint.
+#: A loop without ``#pragma unroll`` is unrolled by nvcc 13.0 only while its iterations run at most about
+#: this many simple statements in all, its inner loops' initialisations included (our GEMM-shaped kernels
+#: compiled -O3 -arch=sm_90: 8 x 31 = 248 and 16 x 9 unrolled; 32 x 9 = 288, 4 x 91, 8 x 55 and 16 x 31
+#: kept; tests/data/explain/vector/unroll_size.cu). The midpoint.
 UNROLL_LIMIT = 268
 
 
 def kept_for_size(loop: S.For, trips: int, statements: int) -> bool:
-    """Whether nvcc keeps ``loop`` (no access then merges across its iterations): it holds another loop,
-    has no ``#pragma unroll``, and ``trips`` iterations of ``statements`` simple statements each pass
-    ``UNROLL_LIMIT``. A loop of straight-line code is left to the merging (nvcc unrolls it by parts)."""
-    return (not loop.forced and trips * statements > UNROLL_LIMIT
-            and any(isinstance(node, S.For | S.While | S.DoWhile) for node in S.walk(loop.body)))
+    """Whether nvcc keeps ``loop`` (no access then merges across its iterations): it has no ``#pragma
+    unroll`` and ``trips`` iterations of ``statements`` simple statements each pass ``UNROLL_LIMIT``.
+    nvcc may still unroll such a loop by parts (2 to 8 iterations); that is not modelled."""
+    return not loop.forced and trips * statements > UNROLL_LIMIT
 
 
 def merge_notes(merged: list[SourceSite]) -> list[str]:
