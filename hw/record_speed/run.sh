@@ -15,7 +15,7 @@ timed() {  # timed LABEL COMMAND...: run, print "LABEL: rc=R wall=S"
   local t0; t0=$(date +%s.%N)
   "$@" > "$W/$label.out" 2>&1
   local rc=$?
-  echo "$label: rc=$rc wall=$(echo "$(date +%s.%N) - $t0" | bc)"
+  echo "$label: rc=$rc wall=$(awk -v a="$(date +%s.%N)" -v b="$t0" 'BEGIN { printf "%.1f", a - b }')"
   tail -3 "$W/$label.out"
 }
 {
