@@ -66,3 +66,22 @@ def test_an_unnamed_struct_or_union_declared_in_place_lays_out_its_members(tmp_p
     lane = np.arange(32)
     check_site(site(report, 5, "u", "load"), {0: (BASE + 4 * lane).reshape(1, 32)}, 4, "load")  # b over a
     check_site(site(report, 5, "s", "store"), {0: (BASE + 256 + 256 + 4 * lane).reshape(1, 32)}, 4, "store")
+
+
+def test_a_static_member_function_called_through_its_type(tmp_path):
+    """`L::off(r, k)` with L a type parameter or an alias was a call to an unknown function off()."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "struct RowMajor { __device__ static int off(int r, int k) { return r * 32 + k; } };\n"
+        "int off(int r, int k);  // a free function of the same name is not the one called\n"
+        "template <typename L>\n"
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[32 * 32];\n"
+        "    s[L::off(threadIdx.x, 0)] = 1.f;\n"
+        "    using M = RowMajor;\n"
+        "    s[M::off(0, threadIdx.x)] = 2.f;\n"
+        "}\n"
+        "int main() { k<RowMajor><<<1, 32>>>(nullptr); }\n")
+    report = run(path)
+    wavefronts = [site(report, line, "s", "store")["wavefronts"] for line in (6, 8)]
+    assert wavefronts == [32, 1]

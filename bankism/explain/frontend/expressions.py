@@ -200,6 +200,9 @@ class ExpressionConverter:
         function = node.child_by_field_name("function")
         args = [self.expr(a) for a in named_children(node.child_by_field_name("arguments"))]
         template_args: list[S.TypeName | S.Expr] = []
+        scope = ""  # `L::off(r, k)`: a static member function of the type L names
+        if function.type == "qualified_identifier" and "::" in node_text(function):
+            scope = node_text(function).rsplit("::", 1)[0].strip()
         while function.type == "qualified_identifier" and function.child_by_field_name("name") is not None:
             function = function.child_by_field_name("name")
         if function.type == "field_expression":
@@ -240,7 +243,7 @@ class ExpressionConverter:
             )
             return S.Cast(line, text, S.TypeName(line, text, base), args[0], "functional")
         if function.type in ("identifier", "qualified_identifier", "type_identifier"):
-            return S.Call(line, text, last_name(function), args, template_args)
+            return S.Call(line, text, last_name(function), args, template_args, scope=scope)
         inner = named_children(function) if function.type == "parenthesized_expression" else []
         if len(inner) == 1 and inner[0].type in ("identifier", "type_identifier") and len(args) == 1:
             # `(floatX)(a + b)`: the grammar cannot tell a C cast to a typedef'd name from a call

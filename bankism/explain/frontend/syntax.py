@@ -84,6 +84,8 @@ class Call(Expr):
     function: str
     args: list[Expr]
     template_args: list[TypeName | Expr] = field(default_factory=list)
+    #: The qualifier written before the name (``L`` of ``L::off(r, k)``), "" when none.
+    scope: str = ""
 
 
 @dataclass(slots=True, eq=False)
