@@ -153,7 +153,7 @@ def _place(text: str, option: str) -> tuple[str | None, int]:
 
 def _at(entry_file: str | None, entry_line: int, place: tuple[str | None, int], main: str) -> bool:
     """Whether an entry on ``entry_file:entry_line`` (None: the main file) is on ``place``."""
-    from bankism.explain.simt.statements import file_matches
+    from bankism.explain.simt.snapshot_point import file_matches
 
     file, line = place
     return entry_line == line and (file is None or file_matches(entry_file or main, file))

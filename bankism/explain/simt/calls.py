@@ -44,8 +44,6 @@ from bankism.explain.simt.values import (
 )
 
 MAX_CALL_DEPTH = 32
-#: Qualifiers that name a namespace, never a type (no type lookup for ``nvcuda::wmma::mma_sync``).
-_NAMESPACES = frozenset({"std", "nvcuda", "wmma", "cuda", "cooperative_groups", "cg", "", "__gnu_cxx"})
 
 
 class Calls:
@@ -56,19 +54,6 @@ class Calls:
         if isinstance(frame, Frame):
             return self.call_result(frame, expr, mask)
         return frame
-
-    def _scope_struct(self, expr: S.Call) -> CType | None:
-        """The struct type ``expr``'s qualifier names when it declares a member function of that name
-        (``L::off`` with ``L`` a type parameter or alias), else None (a namespace, ``std``...)."""
-        if expr.scope.split("::")[0] in _NAMESPACES:
-            return None
-        written = S.TypeName(expr.line, expr.text, expr.scope)
-        written.file = expr.file
-        try:
-            owner = self.resolve_type(written, Mask(np.ones(self.threads, bool), True, False))
-        except (Failure, BankismError):
-            return None
-        return owner if owner.kind == "struct" and self.has_method(owner, expr.function) else None
 
     def call_frame(self, expr: S.Call | S.MethodCall, mask: Mask) -> Frame | Value:
         """Run a call: the callee's finished frame (for its value or the lvalue it returned),
@@ -97,7 +82,7 @@ class Calls:
             method, this, owner = self.method_target(this_type, self.frame.this, name, len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this=this, this_type=owner,
                                base_scope=owner.info.bindings, explicit=expr.template_args)
-        owner = self._scope_struct(expr) if local is None and getattr(expr, "scope", "") else None
+        owner = self.scope_struct(expr) if local is None and expr.scope else None
         if owner is not None:  # `L::off(r, k)`: a static member function
             method = self.find_method(owner, name, len(expr.args), expr)
             return self.invoke(method, expr, mask, args=expr.args, this_type=owner,

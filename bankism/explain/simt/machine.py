@@ -4,6 +4,7 @@ is the one class that has all of it (its mixins supply the methods)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
@@ -24,6 +25,8 @@ class SimtMachine(Protocol):
     recorder: Recorder
     snapshot: SnapshotRequest | None
     snapshot_taken: bool
+    #: Called with the machine when the snapshot is taken (snapshot_point.py).
+    on_snapshot: Callable[[SimtMachine], None] | None
     #: Threads of the block, and each thread's linear index (lane ``i`` of warp ``i // LANES``).
     threads: int
     lanes: np.ndarray
@@ -57,6 +60,7 @@ class SimtMachine(Protocol):
     def load(self, target: LValue, mask: Mask) -> Value: ...
     def store_to(self, target: LValue, value: Value, mask: Mask, node: S.Node) -> Value: ...
     def integer_constant(self, expr: S.Expr, mask: Mask, what: str) -> int: ...
+    def find_variable(self, name: str) -> object | None: ...
     def coerce(self, value: Value, t: CType, node: S.Node) -> Value: ...
     def construct(self, t: CType, args: list[Value], mask: Mask, node: S.Node) -> Value: ...
     def template_value(self, given: S.TypeName | S.Expr, mask: Mask) -> int: ...

@@ -3,7 +3,6 @@ continue, each run for the threads of a lane mask (divergence as masks)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from contextlib import contextmanager, nullcontext
 
@@ -16,6 +15,7 @@ from bankism.explain.simt.local_objects import pointer_array, struct_array
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.phases import barrier_phases
 from bankism.explain.simt.repeat import counted_loop, loop_trips, run_repeating, sized_body
+from bankism.explain.simt.snapshot_point import maybe_snapshot
 from bankism.explain.simt.values import (
     Failure,
     Mask,
@@ -184,31 +184,8 @@ class Statements:
             self.span = outer
             self.discarded = None
         if self.snapshot is not None and stmt.end_line == self.snapshot.line:
-            self._maybe_snapshot(stmt, mask)
+            maybe_snapshot(self, stmt, mask)
         return mask
-
-    def _snapshot_file_matches(self, stmt: S.Stmt) -> bool:
-        wanted = self.snapshot.file
-        return wanted is None or file_matches(stmt.file or self.context.filename, wanted)
-
-    def _maybe_snapshot(self, stmt: S.Stmt, mask: Mask) -> None:
-        if self.snapshot_taken or not self._snapshot_file_matches(stmt):
-            return
-        for name, wanted in self.snapshot.when:
-            binding = self.find_variable(name)
-            if binding is None:
-                if name in self.builtin_variables:
-                    raise Failure(stmt, f"--when {name}: use a variable of the kernel, not a built-in")
-                raise Failure(stmt, f"--when {name}={wanted}: no variable {name} in scope at this line")
-            if not isinstance(binding, Variable) or not isinstance(binding.value, Scalar):
-                raise Failure(stmt, f"--when {name}: {name} is not a scalar variable")
-            value = binding.value
-            data = per_thread(value.data, self.threads)[mask.arr]
-            if not (data == wanted).all():
-                return
-        self.snapshot_taken = True
-        if self.on_snapshot is not None:
-            self.on_snapshot(self)
 
     def _decl(self, stmt: S.Decl, mask: Mask) -> Mask:
         outer, self.span = self.span, (stmt.line, stmt.end_line)
@@ -223,7 +200,7 @@ class Statements:
         finally:
             self.span = outer
         if self.snapshot is not None and stmt.end_line == self.snapshot.line:
-            self._maybe_snapshot(stmt, mask)
+            maybe_snapshot(self, stmt, mask)
         return mask
 
     def _declare_shared(self, stmt: S.Decl, item: S.Declarator) -> None:
@@ -490,15 +467,6 @@ class Statements:
         if not self.loops:
             raise Failure(stmt, "continue outside a loop")
         return self._leave(mask, "continued")
-
-
-def file_matches(file: str, wanted: str) -> bool:
-    """Whether ``file`` (as the preprocessor names it) is the file a user wrote as ``wanted``
-    (the same path, or the same trailing path components)."""
-    a = os.path.normpath(file).split(os.sep)
-    b = os.path.normpath(wanted).split(os.sep)
-    n = min(len(a), len(b))
-    return a[-n:] == b[-n:]
 
 
 def _known_bytes(value: object) -> bytes:

@@ -43,6 +43,10 @@ def _key(value: object) -> object:
     return ("value", value)
 
 
+#: Qualifiers that name a namespace, never a type (no type lookup for ``nvcuda::wmma::mma_sync``).
+_NAMESPACES = frozenset({"std", "nvcuda", "wmma", "cuda", "cooperative_groups", "cg", "__gnu_cxx"})
+
+
 class Structs:
     """Struct types and values (a mixin of ``Machine``)."""
 
@@ -314,6 +318,19 @@ class Structs:
         if not isinstance(value, Struct):
             raise Failure(node, "unsupported construct: reference member of this object")
         return value
+
+    def scope_struct(self, expr: S.Call) -> CType | None:
+        """The struct type ``expr``'s qualifier names when it declares a member function of that name
+        (``L::off`` with ``L`` a type parameter or alias), else None (a namespace, ``std``...)."""
+        if expr.scope.split("::")[0] in _NAMESPACES:
+            return None
+        written = S.TypeName(expr.line, expr.text, expr.scope)
+        written.file = expr.file
+        try:
+            owner = self.resolve_type(written, Mask(np.ones(self.threads, bool), True, False))
+        except (Failure, BankismError):
+            return None
+        return owner if owner.kind == "struct" and self.has_method(owner, expr.function) else None
 
     def find_method(self, t: CType, name: str, count: int, node: S.Node) -> S.Function:
         info: StructInfo = t.info
