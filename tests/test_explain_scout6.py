@@ -85,3 +85,9 @@ def test_a_static_member_function_called_through_its_type(tmp_path):
     report = run(path)
     wavefronts = [site(report, line, "s", "store")["wavefronts"] for line in (6, 8)]
     assert wavefronts == [32, 1]
+
+
+def test_overloads_told_apart_by_a_reference_to_array_parameter():
+    """`mma(float (&c)[4], ...)` and `mma(uint32_t (&c)[2], ...)` tied: "several overloads match"."""
+    report = run(HELDOUT / "array_reference_overloads.cu")
+    assert site(report, 13, "s", "store")["wavefronts"] == 1
