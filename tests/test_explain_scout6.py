@@ -91,3 +91,21 @@ def test_overloads_told_apart_by_a_reference_to_array_parameter():
     """`mma(float (&c)[4], ...)` and `mma(uint32_t (&c)[2], ...)` tied: "several overloads match"."""
     report = run(HELDOUT / "array_reference_overloads.cu")
     assert site(report, 13, "s", "store")["wavefronts"] == 1
+
+
+def test_a_member_alias_may_name_a_static_constant_declared_before_it(tmp_path):
+    """`static constexpr int kBytes = B_; using Shape = Tile<kBytes>;` was "unknown name 'kBytes'"."""
+    path = tmp_path / "k.cu"
+    path.write_text(
+        "template <int B> struct Tile { static constexpr int kRow = B / 4; };\n"
+        "template <int B_> struct Layout {\n"
+        "    static constexpr int kBytes = B_;\n"
+        "    using Shape = Tile<kBytes>;\n"
+        "    static constexpr int kStride = Shape::kRow;\n"
+        "};\n"
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[32 * 32];\n"
+        "    s[threadIdx.x * Layout<128>::kStride] = 1.f;\n"
+        "}\n"
+        "int main() { k<<<1, 32>>>(nullptr); }\n")
+    assert site(run(path), 9, "s", "store")["wavefronts"] == 32  # stride 32

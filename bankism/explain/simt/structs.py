@@ -105,19 +105,21 @@ class Structs:
                     item = S.Declarator(written.line, written.text, BASE_PREFIX + written.base, written, None)
                     bases.append((item, base_type))
             self.declare_enums(chosen.enums, bindings, mask)
-            for alias_name, alias in chosen.aliases:
-                bindings[alias_name] = TypeAlias(self.resolve_type(alias, mask))
-            for item in chosen.statics:
-                if item.init is None:
-                    continue
-                if isinstance(item.init, S.InitList):  # `static constexpr int N{4};`
+            # member aliases and static constants in declaration order: each may name the ones before it
+            # (`static constexpr int kBytes = B_; using Shape = Tile<kBytes>;`)
+            constants = [(i.line, i.name, None, i) for i in chosen.statics if i.init is not None]
+            aliases = [(alias.line, alias_name, alias, None) for alias_name, alias in chosen.aliases]
+            for _, alias_name, alias, item in sorted(aliases + constants, key=lambda entry: entry[0]):
+                if item is None:
+                    bindings[alias_name] = TypeAlias(self.resolve_type(alias, mask))
+                elif isinstance(item.init, S.InitList):  # `static constexpr int N{4};`
                     t = self.resolve_type(item.type, mask)
                     value = self._member_init(t, [item.init], mask, item)
                     bindings[item.name] = Variable(item.name, t, value)
-                    continue
-                value = self.eval(item.init, mask)
-                t = self.resolve_type(item.type, mask, value)
-                bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
+                else:
+                    value = self.eval(item.init, mask)
+                    t = self.resolve_type(item.type, mask, value)
+                    bindings[item.name] = Variable(item.name, t, self.coerce(value, t, item))
             members = [(item.name, t) for item, t in bases]
             nested = {inner.name for inner in chosen.nested}
             stored = [item for item in chosen.fields if not item.type.reference]
