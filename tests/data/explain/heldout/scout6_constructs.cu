@@ -4,7 +4,7 @@
 template <int kRows_, int kCols_, int kRowStride_ = kCols_>  // a default naming an earlier parameter
 struct Layout { static constexpr int kRowStride = kRowStride_; };
 
-struct Frag { float x[4] = {0.f, 3.f}; };  // a default member initializer of an array member
+struct Frag { float x[4] = {0.f, 2.f}; };  // a default member initializer of an array member
 struct Acc { float x[4]; };
 using AccReg = float;
 
@@ -13,7 +13,7 @@ __global__ void constructs(float *out, __half beta) {
     __shared__ float s[32 * 33];
     s[threadIdx.x * L::kRowStride] = 1.f;                    // stride 33: no conflict
     Frag f;
-    s[threadIdx.x * (int)f.x[1]] = f.x[0];                    // stride 3: no conflict
+    s[threadIdx.x * (int)f.x[1]] = f.x[0];                    // stride 2: 2-way
     Acc acc[2];                                               // a local array of structs
     for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 4; ++j) acc[i].x[j] = (float)(i * 4 + j);
