@@ -185,7 +185,7 @@ class Calls:
             try:
                 args = getattr(expr, "args", None) or [None] * len(values)
                 for param, value, arg in zip(function.params, values, args, strict=False):
-                    score += _type_match(self.resolve_type(param.type, mask), value.type)
+                    score += C.argument_fit(self.resolve_type(param.type, mask), value.type)
                     if param.type.reference and not param.type.const:
                         # T& binds only an lvalue, and binds it better than const T& does
                         lvalue = isinstance(arg, S.Name | S.Subscript | S.Member) or (
@@ -500,13 +500,3 @@ def returned_lvalue(frame: Frame, expr: S.Node) -> object:
         return MemLV(target.region, target.offset, target.type, expr, target.known, target.taint)
     return target
 
-
-def _type_match(param: CType, arg: CType) -> int:
-    """How well an argument of type ``arg`` fits a parameter of type ``param``: 8 the same type, 4 the
-    same kind; a reference to an array (``float (&c)[4]``) taking an array, which reaches here decayed
-    to a pointer, by its element type (6 the same, 3 the same kind)."""
-    if param == arg:
-        return 8
-    if param.kind == "array" and arg.kind in ("ptr", "array") and None not in (param.elem, arg.elem):
-        return 6 if param.elem == arg.elem else 3 if param.elem.kind == arg.elem.kind else 0
-    return 4 if param.kind == arg.kind else 0

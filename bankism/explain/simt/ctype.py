@@ -296,3 +296,14 @@ def integer_literal_type(digits: int, suffix: str, decimal: bool) -> CType:
         if (unsigned or not decimal) and digits <= np.iinfo(unsigned_candidate.dtype).max:
             return unsigned_candidate
     return ULLONG
+
+
+def argument_fit(param: CType, arg: CType) -> int:
+    """How well an argument of type ``arg`` fits a parameter of type ``param``: 8 the same type, 4 the
+    same kind; a reference to an array (``float (&c)[4]``) taking an array, which reaches here decayed
+    to a pointer, by its element type (6 the same, 3 the same kind)."""
+    if param == arg:
+        return 8
+    if param.kind == "array" and arg.kind in ("ptr", "array") and None not in (param.elem, arg.elem):
+        return 6 if param.elem == arg.elem else 3 if param.elem.kind == arg.elem.kind else 0
+    return 4 if param.kind == arg.kind else 0

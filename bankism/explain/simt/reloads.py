@@ -13,7 +13,6 @@ load is issued every time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,13 +25,6 @@ _ASM_VOLATILE = re.compile(r"\b(?:asm|__asm__|__asm)\s+(?:__)?volatile")
 def says_volatile(source: str) -> bool:
     """Whether ``source`` declares something ``volatile`` (``asm volatile`` aside)."""
     return bool(_VOLATILE.search(_ASM_VOLATILE.sub("asm", source)))
-
-
-@dataclass(slots=True)
-class _Seen:
-    """The lanes that loaded one address (a broadcast) or one set of addresses, so far in a stretch."""
-
-    active: np.ndarray
 
 
 def drop_reloads(recorder: Recorder) -> list[SourceSite]:
@@ -48,7 +40,7 @@ def drop_reloads(recorder: Recorder) -> list[SourceSite]:
             calls.append((site.seq[index], site, index))
     calls.sort(key=lambda item: item[0])
     writes: dict[int, int] = {}  # array -> stores and atomics so far
-    seen: dict[tuple, _Seen] = {}
+    seen: dict[tuple, np.ndarray] = {}  # the lanes that loaded or stored each key so far
     dropped: dict[int, list[int]] = {}
     for _, site, index in calls:
         region = id(site.region)
@@ -65,16 +57,16 @@ def drop_reloads(recorder: Recorder) -> list[SourceSite]:
         key = (site.epoch[index], blocks[id(site)][index], region, writes.get(region, 0), site.width,
                site.warps[index].tobytes(), shape)
         if site.op == "store":  # a load of what the same lanes just stored reads the register stored
-            seen[key] = _Seen(active.copy())
+            seen[key] = active.copy()
             continue
         before = seen.get(key)
-        if before is not None and bool((before.active | ~active).all()):
+        if before is not None and bool((before | ~active).all()):
             dropped.setdefault(id(site), []).append(index)
             continue
         if before is None:
-            seen[key] = _Seen(active.copy())
+            seen[key] = active.copy()
         else:
-            before.active |= active
+            before |= active
     return _remove(recorder, dropped)
 
 

@@ -255,9 +255,10 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
 
 def sized_body(machine: SimtMachine, stmt: S.For, trips: int, body: Callable[[Mask], Mask]
                ) -> Callable[[Mask], Mask]:
-    """``body`` of the unrolled loop ``stmt``, each iteration after the first its own straight-line
-    stretch when the first shows that nvcc keeps the loop for its size (vectorize.kept_for_size)."""
-    kept: list[bool | None] = [None]
+    """``body`` of the loop ``stmt``, each iteration its own straight-line stretch when nvcc keeps the
+    loop: after ``#pragma unroll 1``, or from the second iteration on when the first shows the loop too
+    large to unroll (vectorize.kept_for_size)."""
+    kept: list[bool | None] = [None if stmt.unrolled else True]
 
     def run(mask: Mask) -> Mask:
         if kept[0]:
@@ -279,24 +280,19 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
     whose index alternates); see the module docstring."""
     starts = [_bindings(machine)]
     contents = [_content(machine.store)]
-    kept = [not stmt.unrolled]  # `#pragma unroll 1`, or too large: nothing merges across iterations
+    body = sized_body(machine, stmt, trips, lambda m: machine.exec(stmt.body, m))
 
     def iteration() -> None:
         state = LoopState(np.zeros(machine.threads, bool), np.zeros(machine.threads, bool))
         machine.loops.append(state)
-        if kept[0]:
-            machine.recorder.boundary()
         try:
-            machine.exec(stmt.body, mask)
+            body(mask)
         finally:
             machine.loops.pop()
         machine.eval(stmt.update, mask)
 
-    for number in range(2):
-        executed = machine.executed
+    for _ in range(2):
         iteration()
-        if number == 0 and not kept[0]:
-            kept[0] = kept_for_size(stmt, trips, machine.executed - executed)
         starts.append(_bindings(machine))
         contents.append(_content(machine.store))
     done = 2

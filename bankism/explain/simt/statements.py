@@ -42,7 +42,7 @@ MAX_LOOP_ITERATIONS = 1 << 18
 UNTRACED = "values computed from unknown inputs"
 
 #: Statements that only hold others: not counted in a loop body's size.
-COMPOUND = (S.Block, S.For, S.While, S.DoWhile, S.If)
+COMPOUND = frozenset({S.Block, S.For, S.While, S.DoWhile, S.If})
 
 
 class Statements:

@@ -144,13 +144,11 @@ def _chains(group: list[Call]) -> list[list[Call]]:
 
 def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
     for site in sites:
-        start = 0
-        for index, warps in enumerate(site.warps):
+        for index, (warps, block) in enumerate(zip(site.warps, site.call_blocks(), strict=True)):
             if len(warps) == 0:  # a call no warp issued: nothing to merge or keep
                 continue
-            yield Call(site, site.seq[index], site.epoch[index], site.blocks[start], warps,
+            yield Call(site, site.seq[index], site.epoch[index], block, warps,
                        site.addresses[index], site.active[index])
-            start += len(warps)
 
 
 def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, int], Call]]:
