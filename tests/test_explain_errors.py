@@ -19,10 +19,8 @@ UNSUPPORTED = DATA / "unsupported"
     ("goto_backwards.cu", 6, "unsupported construct: goto again jumps backwards"),
     ("inline_asm.cu", 6, "unsupported construct: PTX instruction st.async.shared::cluster"),
     ("grid_sync.cu", 10, "unsupported construct: grid-wide synchronization"),
-    ("data_dependent.cu", 6, "depends on values read from global memory (data)"),
     ("out_of_bounds.cu", 4, "thread (31,0,0) accesses s at byte 128, outside its 128 bytes"),
     ("syntax_error.cu", 4, "cannot parse this code: `s[threadIdx.x] = (1.0f + ;`"),
-    ("unknown_param.cu", 4, "kernel parameter stride (give -D stride=VALUE)"),
 ])
 def test_unsupported_constructs_are_one_line_errors(name, line, words):
     path = UNSUPPORTED / name

@@ -43,6 +43,15 @@ def site(report: dict, line: int, array: str, op: str) -> dict:
     return found[0]
 
 
+def not_counted(report: dict, line: int) -> dict:
+    """The one access of ``line`` whose addresses explain does not know (listed, not counted)."""
+    (entry,) = [u for u in report.get("unmodelled", []) if u["line"] == line and not u["addresses_known"]]
+    assert all(a is None for warp in entry["warps"] for a in warp["lane_addresses"])
+    assert not any((s["line"], s["shared_array"], s["op"]) == (line, entry["shared_array"], entry["op"])
+                   for s in report["sites"])
+    return entry
+
+
 def check_site(found: dict, expected: dict[int, np.ndarray], width: int, op: str,
                active: dict[int, np.ndarray] | None = None) -> None:
     """Compare a site with the engine run on ``expected`` addresses: per warp (warp -> (E, 32)

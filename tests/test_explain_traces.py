@@ -38,8 +38,6 @@ def _traces() -> list[tuple[Path, Path]]:
 #: Traces of kernels explain refuses, and why: each must still be refused (strict xfail), so
 #: a new refusal of any other trace fails the test instead of hiding as a skip.
 EXPECTED_REFUSALS = {
-    "histogram256.json": "bins are bytes read from global memory: addresses bankism does not know",
-    "histogram_float.json": "bins are read from global memory: addresses bankism does not know",
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
     **{f"{name}_conflict.json": "hw/timing/pairs.cu: the loop's stride is the kernel parameter `step`, "
        "known only at run time" for name in ("col32", "quad_fma", "lds64", "lds128", "sts2")},
@@ -51,7 +49,6 @@ EXPECTED_REFUSALS = {
     # traces/surplus/kernels (hw/surplus/kernels): bins and counters from random data, a bounds check on
     # a kernel parameter
     "hist32.json": "bins are words read from global memory: addresses bankism does not know",
-    "hist64.json": "bins are bytes read from global memory: addresses bankism does not know",
     "counters.json": "counters are picked by words read from global memory",
     "counters_used.json": "counters are picked by words read from global memory",
     **{f"{name}.json": "the bounds check reads kernel parameter n, which explain is not given"

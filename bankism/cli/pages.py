@@ -106,7 +106,7 @@ def explain_page(report: dict[str, Any]) -> Page:
     launch = report.get("launch", {})
     sentences = [f"grid {launch.get('grid')} x block {launch.get('block')} ({launch.get('from', '')}); "
                  f"{len(report.get('sites', []))} access site(s)"]
-    sentences += [f"not modelled: line {u.get('line')}: {u.get('reason', '')}"
+    sentences += [f"not modelled: line {u.get('line')}: {u.get('note', '')}"
                   for u in report.get("unmodelled", [])]
     section = Section(f"kernel {report.get('kernel')}", columns, tuple(rows), tuple(sentences), None, "sites")
     subtitle = f"{report.get('arch')}; bankism {__version__}"

@@ -46,6 +46,7 @@ from bankism.explain.simt.values import (
     all_known,
     constant,
     per_thread,
+    require_known_offset,
 )
 
 PIPELINE = CType("cuda::pipeline", "sync")
@@ -149,6 +150,7 @@ def _copy(machine: SimtMachine, expr: S.Call, mask: Mask, dst: Pointer, src: Poi
             raise Failure(expr, "an asynchronous copy whose destination is not shared memory")
         return
     region = dst.region
+    require_known_offset(dst, mask, expr)
     base = per_thread(np.asarray(dst.offset, np.int64), machine.threads) + region.base
     source = per_thread(np.asarray(src.offset, np.int64), machine.threads)
     for offset in offsets:
@@ -303,6 +305,7 @@ def _zero_tail(machine: SimtMachine, expr: S.Call, mask: Mask, dst: Pointer, siz
     """The last ``zfill`` bytes of the copy are zeros (unknown when zfill is not known)."""
     if not isinstance(dst.region, SharedVariable) or not isinstance(zfill, Scalar):
         return
+    require_known_offset(dst, mask, expr)
     base = per_thread(np.asarray(dst.offset, np.int64), machine.threads) + dst.region.base
     fill = per_thread(np.asarray(zfill.data, np.int64), machine.threads)
     known = per_thread(np.asarray(zfill.known, bool), machine.threads)

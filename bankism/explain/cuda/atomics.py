@@ -17,6 +17,7 @@ from bankism.explain.simt.values import (
     Mask,
     Pointer,
     Scalar,
+    UnknownAddress,
     Value,
     Vector,
     convert,
@@ -52,18 +53,30 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     base = _base_function(expr.function)
     if not isinstance(pointer.region, SharedVariable):
         raise Failure(expr, f"unsupported construct: {expr.function}() on this memory")
-    target = MemLV(pointer.region, pointer.offset, t, expr)
+    target = MemLV(pointer.region, pointer.offset, t, expr, pointer.known, pointer.taint)
     operand_is_one = len(expr.args) > 1 and isinstance(expr.args[1], S.Literal) and expr.args[1].value == 1
     kind = "f" if t.kind == "float" else ("s" if t.signed else "u")
     used = machine.discarded is not expr
     form = atomic_form(base, kind, t.size, result_used=used, operand_is_one=operand_is_one)
     if form.refusal or form.atomic_op is None:
         raise Failure(expr, f"unsupported construct: {form.refusal or expr.function + '() on ' + str(t)}")
-    if form.loop == "cas_spin":
-        addresses = _cas_spin_loop(machine, target, mask)
-    else:
-        addresses = machine.record_shared_access(target, mask, "atomic", form.atomic_op)
-        _label(machine, expr, "atomic", form.sass)
+    try:
+        if form.loop == "cas_spin":
+            addresses = _cas_spin_loop(machine, target, mask)
+        else:
+            addresses = machine.record_shared_access(target, mask, "atomic", form.atomic_op)
+            _label(machine, expr, "atomic", form.sass)
+    except UnknownAddress:  # counted at a site of unknown addresses: any element may have changed
+        if form.loop == "cas_spin":  # the loop's first LDS was recorded; its CAS, at least once, too
+            _label(machine, expr, "load", "LDS (of the CAS retry loop)", unknown=True)
+            machine.recorder.record_unknown(
+                expr, "atomic", t, pointer.region, mask, machine.context.block_index,
+                pointer.taint or "values not known", "cas_spin", machine.span, tuple(machine.call_stack))
+            _label(machine, expr, "atomic", "ATOMS.CAST.SPIN (retry loop)", unknown=True)
+        else:
+            _label(machine, expr, "atomic", form.sass, unknown=True)
+        machine.forget_shared(pointer.region)
+        return unknown(t, "the old value returned by an atomic")
     running = addresses[mask.arr]
     operand = convert(values[1], t) if isinstance(values[1], Scalar) else None
     if operand is None:
@@ -93,10 +106,11 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
 
 
-def _label(machine: SimtMachine, expr: S.Node, op: str, sass: str) -> None:
-    """Label the site recorded for ``expr`` and ``op`` with the SASS it compiles to."""
+def _label(machine: SimtMachine, expr: S.Node, op: str, sass: str, unknown: bool = False) -> None:
+    """Label the site recorded for ``expr`` and ``op`` (of addresses not known when ``unknown``) with
+    the SASS it compiles to."""
     calls = tuple(id(call) for _, call in machine.call_stack)
-    site = machine.recorder.sites.get((id(expr), op, calls))
+    site = machine.recorder.sites.get((id(expr), op, calls) + (("unknown",) if unknown else ()))
     if site is not None:
         site.sass = sass
 

@@ -123,7 +123,8 @@ def _ldg(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     (pointer,) = arguments(machine, expr, mask, 1)
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer")
-    return machine.load(MemLV(pointer.region, pointer.offset, pointer.type.elem, expr), mask)
+    return machine.load(MemLV(pointer.region, pointer.offset, pointer.type.elem, expr, pointer.known,
+                              pointer.taint), mask)
 
 
 for _name in ("__ldg", "__ldca", "__ldcg", "__ldcs", "__ldlu", "__ldcv"):
@@ -135,7 +136,7 @@ def _st_hint(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     pointer, value = arguments(machine, expr, mask, 2)
     if not isinstance(pointer, Pointer):
         raise Failure(expr, f"{expr.function}() needs a pointer")
-    target = MemLV(pointer.region, pointer.offset, pointer.type.elem, expr)
+    target = MemLV(pointer.region, pointer.offset, pointer.type.elem, expr, pointer.known, pointer.taint)
     machine.store_to(target, value, mask, expr)
     return constant(C.INT, 0)
 

@@ -84,7 +84,8 @@ def shared_address(pointer: Value, t: CType, node: S.Node) -> Scalar:
     if not isinstance(pointer.region, SharedVariable):
         raise Failure(node, "the pointer does not point into shared memory")
     offset = np.asarray(pointer.offset, np.int64) + pointer.region.base
-    return convert(Scalar(C.ULONG, offset.astype(np.uint64) if offset.ndim else np.uint64(offset)), t)
+    return convert(Scalar(C.ULONG, offset.astype(np.uint64) if offset.ndim else np.uint64(offset),
+                          pointer.known, None, pointer.taint), t)
 
 
 def constraint_type(letter: str) -> str:

@@ -34,6 +34,7 @@ from bankism.explain.simt.values import (
     constant,
     convert,
     per_thread,
+    require_known_offset,
 )
 
 _USES = ("matrix_a", "matrix_b", "accumulator")
@@ -213,6 +214,7 @@ def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Val
 def _shared(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool, variable: Variable, pointer: Pointer,
             ldm: int, instructions: Plan) -> None:
     region = pointer.region
+    require_known_offset(pointer, mask, expr)
     base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
     lane = machine.lanes % LANES
     for access in instructions.accesses:

@@ -164,7 +164,9 @@ def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch
     def place(file: str | None, line: int) -> tuple[int, str]:
         return (line, _base(file, main))
 
+    uncounted = [s for s in analysis.sites if s.unknown is not None]
     keys = sorted({place(s.file, s.line) for s in sites}
+                  | {place(s.file, s.line) for s in uncounted}
                   | {place(s.site.file, s.site.line) for s in compiled_sites},
                   key=lambda k: (k[1] != main, k[1], k[0]))
     per_line = []
@@ -173,6 +175,7 @@ def compare(analysis: Analysis, sites: Sequence[SiteRecord], chosen: TraceLaunch
         compiled = [s for s in compiled_sites
                     if place(s.site.file, s.site.line) == (line, file)]
         entry = _line_entry(line, source, compiled, analysis, recorded_rows, file, main)
+        _add_uncounted(entry, [s for s in uncounted if place(s.file, s.line) == (line, file)])
         per_line.append(entry)
     return {
         "file": str(trace.path),
@@ -241,6 +244,35 @@ def _line_entry(line: int, source: list[SiteRecord], compiled: list, analysis: A
             "groups": groups,
             "same_instructions": same, "same_addresses": addresses,
             "note": _note(list(ours.values()), list(theirs.values()), verdicts)}
+
+
+def _add_uncounted(entry: dict, uncounted: list) -> None:
+    """The line's accesses at addresses explain does not know (``SourceSite.unknown``): their
+    warp-instructions beside the SASS's; the group's verdict says whether the counts agree."""
+    if not uncounted:
+        return
+    groups: dict[tuple, dict] = {}
+    for site in uncounted:
+        group = groups.setdefault((site.region.name, site.op, site.width), {
+            "array": site.region.name, "op": site.op, "width": site.width, "instructions": 0,
+            "addresses_depend_on": site.unknown})
+        group["instructions"] += sum(len(warps) for warps in site.warps)
+    entry["not_counted"] = list(groups.values())
+    verdicts = {(g["array"], g["op"]): g for g in entry["groups"]}
+    for (array, op, width), group in groups.items():
+        if any((g["array"], g["op"]) == (array, op) for g in entry["source"]):
+            continue  # also counted accesses of the same array and op: the verdict stands
+        theirs = sum(g["instructions"] for g in entry["sass"]
+                     if (g["array"], g["op"], g["width"]) == (array, op, width))
+        verdict = "as written, addresses not known" if theirs == group["instructions"] else "different"
+        if (array, op) in verdicts:
+            verdicts[(array, op)]["verdict"] = verdict
+        else:
+            entry["groups"].append({"array": array, "op": op, "verdict": verdict})
+        entry["note"] = (f"{array} {op}s {verdict}: {group['instructions']} warp-instructions at addresses "
+                         f"that depend on {site.unknown}, SASS {theirs}")
+    entry["same_instructions"] = False
+    entry["same_addresses"] = None
 
 
 def _verdict(mine: dict, compiled: dict, ours_rows: dict, theirs_rows: dict) -> str:

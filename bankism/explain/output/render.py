@@ -41,6 +41,10 @@ def render(report: ExplainReport | dict, all_warps: bool = False, bank_maps: boo
     elif report.shared_pipe.modelled:
         lines.append("")
         lines.append(report.shared_pipe.describe())
+        left_out = sum(entry["instructions"] for entry in report.unmodelled)
+        if left_out:
+            lines.append(f"  (not counting the {left_out:,} warp-instructions of the "
+                         f"{len(report.unmodelled)} access(es) above whose wavefronts are not counted)")
     if report.trace:
         lines.append("")
         lines.extend(render_trace(report.trace))

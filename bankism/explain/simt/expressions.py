@@ -38,6 +38,7 @@ from bankism.explain.simt.values import (
     negate,
     per_thread,
     select,
+    settled,
     unknown,
 )
 
@@ -108,11 +109,14 @@ class Expressions:
             raise Failure(expr, f"type {binding.type} used as a value")
         raise Failure(expr, "unsupported construct: this name cannot be used as a value")
 
-    def _decay(self, region: object, t: CType, offset: np.ndarray | np.generic) -> Value:
+    def _decay(self, region: object, t: CType, offset: np.ndarray | np.generic, known: object = True,
+               taint: str | None = None) -> Value:
         """An array designator as a pointer to its first element (C's array-to-pointer decay)."""
+        known = settled(known)
+        taint = None if known is True else taint
         if t.kind == "array":
-            return Pointer(C.pointer_to(t.elem), region, offset)
-        return Pointer(C.pointer_to(t), region, offset)
+            return Pointer(C.pointer_to(t.elem), region, offset, known, taint)
+        return Pointer(C.pointer_to(t), region, offset, known, taint)
 
     def _member_value(self, expr: S.Member, mask: Mask) -> Value:
         if isinstance(expr.base, S.Name) and expr.base.name in _BUILTIN_VECTORS and not expr.arrow:
@@ -165,7 +169,9 @@ class Expressions:
             target = self.lvalue(expr.operand, mask)
             if not isinstance(target, MemLV):
                 return self.local_address(target, expr, mask)
-            return Pointer(C.pointer_to(target.type), target.region, target.offset)
+            known = settled(target.known)
+            return Pointer(C.pointer_to(target.type), target.region, target.offset, known,
+                           None if known is True else target.taint)
         value = self.eval(expr.operand, mask)
         if not isinstance(value, Scalar):
             if op == "!" and isinstance(value, Pointer):
@@ -229,8 +235,8 @@ class Expressions:
                 if op in ("==", "!="):
                     return constant(C.BOOL, int(op == "!="))
                 raise Failure(expr, "unsupported construct: comparing pointers into different arrays")
-            a = Scalar(C.LONG, np.asarray(left.offset, np.int64))
-            b = Scalar(C.LONG, np.asarray(right.offset, np.int64))
+            a = Scalar(C.LONG, np.asarray(left.offset, np.int64), left.known, None, left.taint)
+            b = Scalar(C.LONG, np.asarray(right.offset, np.int64), right.known, None, right.taint)
             if op == "-":
                 diff = binary("-", a, b, mask, expr)
                 return binary("/", diff, constant(C.LONG, left.type.elem.size), mask, expr)
@@ -242,7 +248,7 @@ class Expressions:
         if not isinstance(index, Scalar) or not index.type.is_integer:
             raise Failure(expr, "pointer offset must be an integer")
         known = and_flags(pointer.known, index.known)
-        if not all_known(index.known, mask) and not isinstance(pointer.region, GlobalMatrix):
+        if not all_known(index.known, mask) and not isinstance(pointer.region, GlobalMatrix | SharedVariable):
             raise Failure(expr, f"the address depends on {index.taint}, which bankism does not know")
         step = pointer.type.elem.size
         if step == 0:

@@ -42,6 +42,7 @@ from bankism.explain.simt.values import (
     Pointer,
     Scalar,
     Struct,
+    UnknownAddress,
     Value,
     Vector,
     all_known,
@@ -51,6 +52,7 @@ from bankism.explain.simt.values import (
     per_thread,
     select,
     src_per_thread,
+    unknown,
 )
 
 #: Why C cannot read or write through a shared-window address kept in a pointer.
@@ -165,7 +167,7 @@ class Lvalues:
 
     def _component_lvalue(self, base: LValue, index: int, t: CType, expr: S.Node) -> LValue:
         if isinstance(base, MemLV):
-            return MemLV(base.region, base.offset + index * t.elem.size, t.elem, expr)
+            return MemLV(base.region, base.offset + index * t.elem.size, t.elem, expr, base.known, base.taint)
         return CompLV(base, index, t.elem)
 
     def _deref(self, pointer: Pointer, expr: S.Node) -> MemLV:
@@ -199,7 +201,7 @@ class Lvalues:
                 return member
             return base.comps[target.index]
         if target.type.kind == "array":
-            return self._decay(target.region, target.type, target.offset)
+            return self._decay(target.region, target.type, target.offset, target.known, target.taint)
         if target.type.kind == "struct":
             return self._struct_read(target, mask)
         return self.memory_read(target, mask, "load")
@@ -234,7 +236,10 @@ class Lvalues:
         if region is SHARED_WINDOW:
             raise Failure(target.node, WINDOW_ACCESS)
         if isinstance(region, SharedVariable):
-            addresses = self.record_shared_access(target, mask, op)
+            try:
+                addresses = self.record_shared_access(target, mask, op)
+            except UnknownAddress:  # counted at a site of unknown addresses; the value is not known
+                return self._per_component(t, lambda ct, off: unknown(ct, UNKNOWN_VALUE))
             return self._shared_read(addresses, t)
         if isinstance(region, GlobalMatrix):
             if target.known is not True and not all_known(target.known, mask):
@@ -285,7 +290,14 @@ class Lvalues:
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
         self.require_certain(target.node, mask)
         if target.known is not True and not all_known(target.known, mask):
-            raise Failure(target.node, f"the address depends on {target.taint}, which bankism does not know")
+            if self.recorder.probing:
+                raise Failure(target.node,
+                              f"the address depends on {target.taint}, which bankism does not know")
+            self.recorder.record_unknown(target.node, op, t, region, mask, self.context.block_index,
+                                         target.taint or "values not known", atomic_op, self.span,
+                                         tuple(self.call_stack))
+            raise UnknownAddress(target.node,
+                                 f"the address depends on {target.taint}, which bankism does not know")
         offsets = per_thread(np.asarray(target.offset, np.int64), self.threads)
         if region.size == 0:
             raise Failure(
@@ -383,7 +395,11 @@ class Lvalues:
                 return value
             if not isinstance(value, Scalar | Vector):
                 raise Failure(node, f"unsupported construct: a {value.type} stored to shared memory")
-            addresses = self.record_shared_access(target, mask, "store")
+            try:
+                addresses = self.record_shared_access(target, mask, "store")
+            except UnknownAddress:  # counted at a site of unknown addresses; any element may now hold it
+                self.forget_shared(region)
+                return value
             self._shared_write(addresses, value, t, mask)
         elif isinstance(region, LocalArray):
             if target.known is not True and not all_known(target.known, mask):
@@ -410,6 +426,10 @@ class Lvalues:
         elif not isinstance(region, GlobalMatrix):
             raise Failure(node, "unsupported construct: store through this pointer")
         return value
+
+    def forget_shared(self, region: SharedVariable) -> None:
+        """After a store or atomic at addresses not known: every element of ``region`` reads as unknown."""
+        self.store.forget(region.base, region.size)
 
     def _shared_write(self, addresses: np.ndarray, value: Value, t: CType, mask: Mask) -> None:
         comps = value.comps if isinstance(value, Vector) else [value]
@@ -462,6 +482,10 @@ class Lvalues:
         if isinstance(value, Pointer) and t.kind in ("int", "bool"):
             raise Failure(node, "unsupported construct: pointer converted to an integer")
         raise Failure(node, f"cannot convert {value.type} to {t}")
+
+
+#: What a value read at a shared address not known depends on (the data refusal's hint names it).
+UNKNOWN_VALUE = "values in shared memory"
 
 
 def _unknown_global(matrix: GlobalMatrix, t: CType, taint: str | None) -> Scalar:

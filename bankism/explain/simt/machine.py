@@ -71,7 +71,11 @@ class SimtMachine(Protocol):
     def record_shared_access(self, target: MemLV, mask: Mask, op: str,
                              atomic_op: str | None = None) -> np.ndarray:
         """Per-thread shared-window byte addresses of ``target``, checked, and the warp-instructions
-        recorded at its site."""
+        recorded at its site (``UnknownAddress`` after recording them when the addresses are not known)."""
+        ...
+
+    def forget_shared(self, region: SharedVariable) -> None:
+        """Every element of ``region`` reads as unknown (after a write at addresses not known)."""
         ...
 
     def shared_region_of(self, addresses: np.ndarray, lanes: np.ndarray, width: int,

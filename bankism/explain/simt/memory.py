@@ -206,6 +206,18 @@ class SharedStore:
         self._count += n
         self.owner[addresses[:, None] + np.arange(t.size)] = ids[:, None]
 
+    def forget(self, start: int, size: int) -> None:
+        """Bytes ``start`` to ``start + size`` hold something not known (a store at an address not
+        known): one record over them all, so every load there reads as unknown and ``cell`` as partial."""
+        if size <= 0:
+            return
+        self._grow(1)
+        ident = self._count
+        self.start[ident], self.width[ident], self.type_id[ident] = start, size, -1
+        self.bits[ident], self.known[ident], self.src[ident] = 0, False, -1
+        self._count += 1
+        self.owner[start:start + size] = ident
+
     def load(self, addresses: np.ndarray, t: CType) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(data, known, src) of scalar loads of type ``t``; bytes never written, or written by
         a store of another width or position, read as unknown."""

@@ -52,6 +52,9 @@ class SourceSite:
     epoch: list[int] = field(default_factory=list)
     #: Set on a site of merged accesses: the width of the accesses nvcc merged into it.
     merged_from: int | None = None
+    #: Set on a site whose addresses depend on something not known (``values read from global memory
+    #: (data)``): its warp-instructions are counted, its addresses are not (``record_unknown``).
+    unknown: str | None = None
 
     def call_blocks(self) -> list[tuple[int, int, int]]:
         """The block of each recorded call (``blocks`` holds one entry per warp-instruction)."""
@@ -83,6 +86,9 @@ class Recorder:
         #: around memory accesses or a data-dependent loop's iteration starts a new one (``boundary``).
         self.clock = 0
         self.epoch = 0
+        #: While set, an access at addresses not known refuses instead of being recorded: a probe
+        #: (repeat.py) learns from the refusal that the accesses depend on what it made unknown.
+        self.probing = False
 
     def boundary(self) -> None:
         """Nothing recorded before this point merges with anything after it (vectorize.py)."""
@@ -90,18 +96,11 @@ class Recorder:
 
     def record(self, node: S.Node, op: str, t: CType, region: SharedVariable, addresses: np.ndarray,
                mask: Mask, block: tuple[int, int, int], atomic_op: str | None = None,
-               span: tuple[int, int] | None = None, calls: tuple = (), matrices: int | None = None) -> None:
+               span: tuple[int, int] | None = None, calls: tuple = (), matrices: int | None = None,
+               unknown: str | None = None) -> None:
         """Record one access of ``node`` by the threads of ``mask``; ``calls`` is the call
         stack ((function, call expression), outermost first): each call site is its own site."""
-        key = (id(node), op, tuple(id(call) for _, call in calls))
-        site = self.sites.get(key)
-        if site is None:
-            site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
-                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
-                              file=node.file,
-                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
-                              matrices=matrices)
-            self.sites[key] = site
+        site = self._site(node, op, t, region, atomic_op, span, calls, matrices, unknown)
         threads = addresses.size
         warps = -(-threads // LANES)
         padded = np.zeros(warps * LANES, np.int64)
@@ -120,6 +119,31 @@ class Recorder:
         site.seq.append(self.clock)
         site.epoch.append(self.epoch)
         self.clock += 1
+
+    def record_unknown(self, node: S.Node, op: str, t: CType, region: SharedVariable, mask: Mask,
+                       block: tuple[int, int, int], why: str, atomic_op: str | None = None,
+                       span: tuple[int, int] | None = None, calls: tuple = ()) -> None:
+        """Record one access whose addresses depend on ``why`` (not known): its own site, which
+        counts the warp-instructions and active lanes and holds no addresses (every address 0)."""
+        self.record(node, op, t, region, np.zeros(mask.arr.size, np.int64), mask, block, atomic_op, span,
+                    calls, unknown=why)
+
+    def _site(self, node: S.Node, op: str, t: CType, region: SharedVariable, atomic_op: str | None,
+              span: tuple[int, int] | None, calls: tuple, matrices: int | None, unknown: str | None
+              ) -> SourceSite:
+        """The site of ``node``'s ``op`` under ``calls`` (of unknown addresses when ``unknown``)."""
+        key: tuple = (id(node), op, tuple(id(call) for _, call in calls))
+        if unknown is not None:
+            key += ("unknown",)
+        site = self.sites.get(key)
+        if site is None:
+            site = SourceSite(node.line, node.col, node.text, _base_name(node) or region.name, region, op,
+                              t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
+                              file=node.file,
+                              stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
+                              matrices=matrices, unknown=unknown)
+            self.sites[key] = site
+        return site
 
 
 def _base_name(node: S.Node) -> str | None:

@@ -44,6 +44,10 @@ def drop_reloads(recorder: Recorder) -> list[SourceSite]:
     dropped: dict[int, list[int]] = {}
     for _, site, index in calls:
         region = id(site.region)
+        if site.unknown is not None:  # addresses not known: a write may have hit any key of the array
+            if site.op != "load":
+                writes[region] = writes.get(region, 0) + 1
+            continue
         if site.op != "load":
             writes[region] = writes.get(region, 0) + 1
             if site.op != "store":

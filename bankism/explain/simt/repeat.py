@@ -242,7 +242,7 @@ def _linear(first: object, second: object, third: object, trips: int) -> object 
         return Scalar(first.type, data if data.ndim else data[()])
     if isinstance(first, Pointer) and isinstance(second, Pointer) and isinstance(third, Pointer):
         if not (first.region is second.region is third.region) or not all(
-            v.known is True for v in (first, second, third)
+            v.known is True or np.all(v.known) for v in (first, second, third)
         ):
             return None
         a, b, c = (np.asarray(v.offset, np.int64) for v in (first, second, third))
@@ -399,12 +399,15 @@ def _probe(machine: SimtMachine, iteration: Callable[[], object], period: int, c
     entry = _bindings(machine)
     entry_content = _content(store)
     ok = True
+    recorder.probing = True
     try:
         with np.errstate(all="ignore"):
             for _ in range(period):
                 iteration()
     except (Failure, BankismError):
         ok = False
+    finally:
+        recorder.probing = False
     if ok:
         unchanged = {id(b) for b, _ in changed}
         content = _content(store)

@@ -295,7 +295,7 @@ class Structs:
         for member, ft, offset in t.fields:
             if member == name:
                 if isinstance(base, MemLV):
-                    return MemLV(base.region, base.offset + offset, ft, node)
+                    return MemLV(base.region, base.offset + offset, ft, node, base.known, base.taint)
                 return CompLV(base, name, ft)
         embedded = self.embedded_lvalue(base, name, node)
         if embedded is not None:

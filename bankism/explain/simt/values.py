@@ -34,6 +34,12 @@ class Failure(Exception):
         self.message = message
 
 
+class UnknownAddress(Failure):
+    """A shared-memory access whose addresses are not known: recorded as a site of unknown addresses
+    (``Recorder.record_unknown``); a caller that can go on without them catches it (the value read is
+    unknown, a store or atomic leaves the array unknown), any other refuses with its message."""
+
+
 @dataclass(slots=True)
 class Mask:
     """The threads that execute a statement: ``arr`` (bool per thread) plus cached facts."""
@@ -182,6 +188,18 @@ def unknown(t: CType, taint: str, size: int | None = None) -> Scalar:
     """A value bankism does not know (``taint`` says why), per thread when ``size`` is given."""
     data = t.dtype.type(0) if size is None else np.zeros(size, t.dtype)
     return Scalar(t, data, False, None, taint)
+
+
+def settled(flags: Flags) -> Flags:
+    """``flags``, or True where every thread's value is known (a pointer whose offset is known compares
+    equal to one made without flags)."""
+    return True if flags is True or bool(np.all(flags)) else flags
+
+
+def require_known_offset(pointer: Pointer, mask: Mask, node: object) -> None:
+    """Refuse ``pointer`` where its offset is not known in a thread of ``mask`` (its target is needed)."""
+    if not all_known(pointer.known, mask):
+        raise Failure(node, f"the address depends on {pointer.taint}, which bankism does not know")
 
 
 def all_known(flags: Flags, mask: Mask) -> bool:

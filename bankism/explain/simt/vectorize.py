@@ -89,7 +89,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
             for op in MERGED_OPS:
                 fences[(region, op)] = fences.get((region, op), 0) + 1
         mergeable = (site.op in MERGED_OPS and site.width < _widest(site) and site.type.kind != "vec"
-                     and site.merged_from is None and id(site) not in runtime_stride
+                     and site.merged_from is None and site.unknown is None and id(site) not in runtime_stride
                      and bool(call.active.any()))
         if not mergeable:
             out.append((site, call))
