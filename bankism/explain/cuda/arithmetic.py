@@ -42,6 +42,11 @@ def _math(function: Callable[..., np.ndarray], arity: int, result: C.CType | Non
     return handler
 
 
+def _round_half_away(x: np.ndarray) -> np.ndarray:
+    """C's round(): to the nearest integer, halves away from zero."""
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
 _INTEGER_OK = {"min", "max", "abs", "umin", "umax", "llmin", "llmax"}
 
 for _names, _function in (
@@ -64,7 +69,7 @@ for _names, _function in (
     (("ceilf", "ceil"), np.ceil),
     (("truncf", "trunc"), np.trunc),
     (("rintf", "rint", "nearbyintf"), np.rint),
-    (("roundf", "round"), lambda x: np.sign(x) * np.floor(np.abs(x) + 0.5)),
+    (("roundf", "round"), _round_half_away),
     (("__saturatef",), lambda x: np.clip(x, 0, 1)),
 ):
     for _name in _names:
@@ -86,6 +91,15 @@ for _names, _function in (
 
 for _name in ("fmaf", "fma", "__fmaf_rn", "__fma_rn"):
     BUILTINS[_name] = _math(lambda a, b, c: a * b + c, 3)
+
+for _names, _function, _result in (
+    (("lroundf", "lround"), _round_half_away, C.LONG),  # long: 64 bits on Linux
+    (("llroundf", "llround"), _round_half_away, C.LLONG),
+    (("lrintf", "lrint"), np.rint, C.LONG),
+    (("llrintf", "llrint"), np.rint, C.LLONG),
+):
+    for _name in _names:
+        BUILTINS[_name] = _math(_function, 1, _result)
 
 BUILTINS["min"] = _math(np.minimum, 2)
 BUILTINS["max"] = _math(np.maximum, 2)

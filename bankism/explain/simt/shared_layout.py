@@ -43,7 +43,7 @@ class SharedLayout:
         """Lay out the static __shared__ arrays the kernel uses (nvcc drops unused ones) and
         the extern one, before any thread runs: see memory.layout_static."""
         body = self.program.body(self.kernel)
-        used = {n.name for n in S.walk(body) if isinstance(n, S.Name)}
+        used = self._names_used(body)
         full = Mask(np.ones(self.threads, bool), True, False)
         static: list[tuple[S.Declarator, CType, int | None]] = []
         externs: list[tuple[S.Declarator, CType, int]] = []
@@ -94,6 +94,20 @@ class SharedLayout:
             region = self._place_extern(item, element, align)
             if self._file_shared.get(item.name) is item:
                 self.globals[item.name] = region
+
+    def _names_used(self, body: S.Block) -> set[str]:
+        """The names ``body`` uses, the bodies of its lambdas included (an array used only in a
+        ``[&]`` lambda is used: scout 7's double-buffered WMMA GEMMs)."""
+        used: set[str] = set()
+        pending = [body]
+        while pending:
+            for node in S.walk(pending.pop()):
+                if isinstance(node, S.Name):
+                    used.add(node.name)
+                elif isinstance(node, S.Lambda):
+                    with contextlib.suppress(BankismError, Failure):  # unparsable: refused when run
+                        pending.append(self.program.lambda_body(node))
+        return used
 
     def _outer_shared(self, own: list, externs: list, full: Mask) -> list:
         """The kernel's own static arrays with the file-scope and __device__-function ones it
