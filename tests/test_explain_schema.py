@@ -36,6 +36,8 @@ def _schema() -> dict:
     ("hgemm_ldmatrix.cu", {"defines": {"PERMUTED": "true"}}),
     ("wmma_tiles.cu", {}),
     ("cp_async_pipeline.cu", {"snapshot": (44, {})}),
+    ("unknown/gather.cu", {}),
+    ("unknown/float_bins.cu", {}),
 ])
 def test_reports_validate_against_the_documented_schema(kernel, options):
     report = run(kernel or quiz_path(), **options)

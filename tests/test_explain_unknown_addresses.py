@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import jsonschema
 import pytest
 from typer.testing import CliRunner
 
@@ -84,3 +85,5 @@ def test_on_a_measured_histogram_the_listed_atomics_are_the_instructions_the_h10
     (ours,) = lines[0]["not_counted"]
     assert ours["instructions"] == sum(g["instructions"] for g in lines[0]["sass"]) > 0
     assert all(e["same_addresses"] for e in report["trace"]["lines"] if e["same_instructions"])
+    from tests.test_explain_schema import _schema  # the comparison's new fields are documented
+    jsonschema.validate(json.loads(json.dumps(report)), _schema())
