@@ -100,6 +100,20 @@ SKIPPED_HEADERS = frozenset({
 })
 
 
+#: Stand-ins for library headers explain interprets (``cub/cub.cuh``: CUB's block and warp reductions),
+#: searched before the -I directories; their accesses are reported at their own lines.
+STAND_IN_HEADERS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "cuda",
+                                "headers")
+
+
+def stand_in_name(path: str) -> str | None:
+    """``<cub/block/block_reduce.cuh>`` for a stand-in header's path (how the report names it), else None."""
+    full = os.path.abspath(path)
+    if not full.startswith(STAND_IN_HEADERS + os.sep):
+        return None
+    return "<" + os.path.relpath(full, STAND_IN_HEADERS).replace(os.sep, "/") + ">"
+
+
 class _QuietPreprocessor(Preprocessor):
     """pcpp that skips unknown and toolkit #includes, lets -D/-U win over a file's #define,
     turns errors into one-line BankismErrors, and keeps to the work budgets of bankism.inputs:
@@ -199,6 +213,7 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     overrides = {name.split("(")[0].strip() for name in defines} | set(undefines)
     preprocessor = _QuietPreprocessor(overrides, filename)
     preprocessor.line_directive = "#line"
+    preprocessor.add_path(STAND_IN_HEADERS)  # before -I: a real CUB there would not parse
     for directory in include_dirs:
         if not os.path.isdir(directory):
             raise BankismError(f"-I {directory}: no such directory")

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 
 from bankism.arch import LANES
 from bankism.explain.cuda.unmodelled import render_unmodelled
+from bankism.explain.frontend.preprocess import stand_in_name
 from bankism.explain.output.records import (
     BankGeometry,
     ExplainReport,
@@ -92,7 +93,9 @@ def _where(file: str, line: int, stack: Sequence[tuple[str, str, int]], main_fil
     """``line 90`` (``header.cuh:90`` in another file), with the inline call stack (function, file,
     line per call) of an access inside a helper: ``line 90 in ld_vec, called from line 142``."""
     def place(file: str, line: int) -> str:
-        return f"line {line}" if file == main_file else f"{file}:{line}"
+        if file == main_file:
+            return f"line {line}"
+        return f"{stand_in_name(file) or file}:{line}"
 
     text = place(file, line)
     for function, call_file, call_line in stack:

@@ -91,14 +91,14 @@ class Calls:
             return self._call_function(expr, mask)
         struct = self.named_struct(name, expr.template_args, expr, mask) if local is None else None
         if struct is not None:
-            return self.construct(struct, [self.eval(a, mask) for a in expr.args], mask, expr)
+            return self.construct_from(struct, expr.args, mask, expr)
         if name in BUILTINS:
             return call_builtin(self, expr, mask)
         named = local.type if isinstance(local, TypeAlias) else C.lookup(name) if local is None else None
         if named is None and local is None and name in self.program.aliases:  # `using Acc = float;` `Acc(0)`
             named = self.resolve_type(self.program.aliases[name], mask)
         if named is not None:  # `V{}`, `T(x)` with V, T template type parameters or aliases
-            return self.construct(named, [self.eval(a, mask) for a in expr.args], mask, expr)
+            return self.construct_from(named, expr.args, mask, expr)
         raise Failure(expr, f"unsupported construct: call to unknown function {name}()")
 
     def call_result(self, frame: Frame, expr: S.Node, mask: Mask) -> Value:

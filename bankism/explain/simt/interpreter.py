@@ -144,6 +144,8 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
         self.shared_arrays: list[SharedVariable] = []
         self.shared: dict[int, SharedVariable] = {}
         self._unused_shared: set[int] = set()
+        #: Arrays of storage a stand-in header never touches: bound to their name, outside the layout.
+        self._dropped_storage: dict[int, SharedVariable] = {}
         try:
             with np.errstate(all="ignore"):
                 self.bindings = self._kernel_scope(template_values, param_values)

@@ -12,6 +12,7 @@ import numpy as np
 from bankism.arch import get_arch, window_base
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.preprocess import stand_in_name
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, TypeAlias
 from bankism.explain.simt.ctype import CType
@@ -72,7 +73,13 @@ class SharedLayout:
                             element = self.resolve_type(self._element_type(item), full)
                             externs.append((item, element, align or element.align))
                         else:
-                            static.append((item, self.resolve_type(item.type, full), align))
+                            t = self.resolve_type(item.type, full)
+                            if _never_accessed(t):  # named (bound by reference), never laid out
+                                self._unused_shared.add(id(item))
+                                self._dropped_storage[id(item)] = SharedVariable(item.name, t, 0, t.size,
+                                                                                 item.line)
+                                continue
+                            static.append((item, t, align))
                     except Failure as failure:
                         self._deferred[id(item)] = failure
         finally:
@@ -184,3 +191,13 @@ class SharedLayout:
         if hasattr(self, "store"):
             self.store.grow(region.base + region.size)
         return region
+
+
+def _never_accessed(t: CType) -> bool:
+    """Storage a stand-in library header declares and never touches (``cub::WarpReduce``'s
+    ``TempStorage``): nvcc drops a ``__shared__`` array of it, as it drops unused arrays."""
+    while t.kind == "array":
+        t = t.elem
+    definition = t.info.definition if t.kind == "struct" and t.info is not None else None
+    return (definition is not None and definition.name.endswith("NullStorage")
+            and stand_in_name(definition.file) is not None)

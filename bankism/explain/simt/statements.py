@@ -214,6 +214,8 @@ class Statements:
             return
         region = self.shared.get(id(item))
         if region is None and id(item) in self._unused_shared:
+            if id(item) in self._dropped_storage:  # named, never accessed (shared_layout._never_accessed)
+                self.declare(item.name, self._dropped_storage[id(item)])
             return
         if region is None and stmt.extern:
             mask = Mask(np.ones(self.threads, bool), True, False)

@@ -213,16 +213,8 @@ class Structs:
         info: StructInfo = t.info
         if len(args) == 1 and isinstance(args[0], Struct) and args[0].type == t:
             return self.copy_value(args[0])
-        ctors = [m for m in info.definition.methods
-                 if m.name == info.definition.name and m.conversion is None and len(m.params) == len(args)]
-        value = Struct(t, {})
-        for item, (name, ft, _) in zip(info.items, t.fields, strict=True):
-            if item.init is not None and not ctors:
-                value.fields[name] = self._member_init(ft, [item.init], mask, node)
-            elif name.startswith(BASE_PREFIX):
-                value.fields[name] = self.construct(ft, [], mask, node)
-            else:
-                value.fields[name] = self.default_value(ft, mask)
+        ctors = _constructors(t, len(args))
+        value = self._blank(t, mask, node, bool(ctors))
         if ctors:
             temporary = Variable("(temporary)", t, value)
             self.invoke(ctors[0], node, mask, values=args, this=VarLV(temporary), this_type=t,
@@ -237,6 +229,32 @@ class Structs:
             if ft.kind == "array":
                 raise Failure(node, f"unsupported construct: brace initialization of array member {name}")
             value.fields[name] = self.coerce(arg, ft, node)
+        return value
+
+    def construct_from(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
+        """``T(a, b)`` from argument expressions: a constructor with reference parameters binds them
+        to the arguments themselves (``BlockReduce(temp_storage)`` keeps the shared object, where
+        evaluating ``temp_storage`` first would copy it); anything else is ``construct``."""
+        ctors = _constructors(t, len(exprs)) if t.kind == "struct" else []
+        if ctors and any(p.type.reference for p in ctors[0].params) and not any(
+                isinstance(e, S.InitList) for e in exprs):
+            temporary = Variable("(temporary)", t, self._blank(t, mask, node, True))
+            self.invoke(ctors[0], node, mask, args=exprs, this=VarLV(temporary), this_type=t,
+                        base_scope=t.info.bindings)
+            return temporary.value
+        return self.construct(t, [self.eval(e, mask) for e in exprs], mask, node)
+
+    def _blank(self, t: CType, mask: Mask, node: S.Node, constructed: bool) -> Struct:
+        """A struct before its constructor runs: default member initializers (without a constructor),
+        base classes built, other members unknown."""
+        value = Struct(t, {})
+        for item, (name, ft, _) in zip(t.info.items, t.fields, strict=True):
+            if item.init is not None and not constructed:
+                value.fields[name] = self._member_init(ft, [item.init], mask, node)
+            elif name.startswith(BASE_PREFIX):
+                value.fields[name] = self.construct(ft, [], mask, node)
+            else:
+                value.fields[name] = self.default_value(ft, mask)
         return value
 
     def _member_init(self, t: CType, exprs: list[S.Expr], mask: Mask, node: S.Node) -> Value:
@@ -411,7 +429,9 @@ class Structs:
         if init is None:
             return self.construct(t, [], mask, item)
         if isinstance(init, S.InitList):
-            return self.construct(t, [self.eval(e, mask) for e in init.items], mask, item)
+            return self.construct_from(t, init.items, mask, item)
+        if _constructors(t, 1) and any(p.type.reference for p in _constructors(t, 1)[0].params):
+            return self.construct_from(t, [init], mask, item)  # `T x(shared_object);`
         value = self.eval(init, mask)
         if isinstance(value, Struct) and value.type == t:
             return self.copy_value(value)
@@ -436,3 +456,9 @@ def _layout(members: list[tuple[str, CType]], union: bool, align: int) -> tuple[
     size = max(size, 1)
     return fields, -(-size // alignment) * alignment, alignment
 
+
+def _constructors(t: CType, count: int) -> list[S.Function]:
+    """The constructors of struct type ``t`` taking ``count`` arguments."""
+    definition = t.info.definition
+    return [m for m in definition.methods
+            if m.name == definition.name and m.conversion is None and len(m.params) == count]

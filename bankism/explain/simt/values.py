@@ -432,9 +432,14 @@ def src_per_thread(src: Data | None, size: int) -> np.ndarray:
 
 
 def gather_lanes(value: Value, index: np.ndarray) -> Value:
-    """Thread ``i`` of the result holds thread ``index[i]``'s value (shuffles)."""
+    """Thread ``i`` of the result holds thread ``index[i]``'s value (shuffles; a struct member by
+    member, as CUB shuffles a struct word by word)."""
     if isinstance(value, Vector):
         return Vector(value.type, [gather_lanes(c, index) for c in value.comps])
+    if isinstance(value, Struct):
+        if not all(isinstance(v, Scalar | Vector | Pointer | Struct) for v in value.fields.values()):
+            raise Failure(None, f"unsupported construct: shuffling a {value.type} (it has an array member)")
+        return Struct(value.type, {name: gather_lanes(v, index) for name, v in value.fields.items()})
     if isinstance(value, Pointer):
         known = (value.known if isinstance(value.known, bool)
                  else flags_per_thread(value.known, index.size)[index])
