@@ -19,10 +19,10 @@ def test_a_long_tile_loop_is_counted_by_copies():
     assert loads["instructions"] == 1024 * 8 * 4  # 1,024 tiles x 8 warps x 4 loads (as written)
 
 
-def test_the_copies_of_a_repeating_loop_count_against_the_accesses_limit():
-    inputs.set_limits(["accesses=20000"])
+def test_the_copies_of_a_repeating_loop_count_against_their_limit():
+    inputs.set_limits(["copies=20000"])
     try:
-        with pytest.raises(BankismError, match="over the accesses limit of 20,000"):
+        with pytest.raises(BankismError, match="over the copies limit of 20,000"):
             run(HELDOUT / "long_tile_loop.cu")
     finally:
         inputs.reset_limits()

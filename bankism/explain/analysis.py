@@ -90,7 +90,8 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     blocks = _blocks(options, grid, block, filename)
     template_values = launch_template_values(kernel, launch, scope, options.defines, filename)
     param_values = launch_param_values(kernel, launch, scope, options.defines, filename)
-    recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"))
+    recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"),
+                        Budget("copies", f"{filename}: counting repeated loop iterations of {kernel.name}"))
     captured: list[Snapshot] = []
     steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
     notes: list[str] = []

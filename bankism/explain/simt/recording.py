@@ -77,8 +77,10 @@ class SourceSite:
 class Recorder:
     """Collects, per site, every warp-instruction: block, warp, 32 addresses, active lanes."""
 
-    def __init__(self, budget: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, copies: Budget | None = None) -> None:
         self.sites: dict[tuple[int, str], SourceSite] = {}
+        #: The ``copies`` budget: warp-instructions the repeating-loop shortcut adds by copying (repeat.py).
+        self.copies = copies
         self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
         #: The ``accesses`` budget (bankism.inputs): warp-instructions kept, i.e. memory; None: unbounded.
         self.budget = budget

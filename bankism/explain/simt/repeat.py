@@ -326,9 +326,9 @@ def _replicate(machine: SimtMachine, stmt: S.For, probe: tuple, changed: list, s
     advancing pointers their final values."""
     (records, calls, stretches), names = probe
     repeats = (trips - done - period) // period
-    budget = machine.recorder.budget
-    if budget is not None:  # the copies count against the accesses limit before they take memory
-        budget.spend(repeats * sum(len(site.blocks) - site.block_start for site, _ in records))
+    copies = machine.recorder.copies
+    if copies is not None:  # counted against the copies limit before they take memory
+        copies.spend(repeats * sum(len(site.blocks) - site.block_start for site, _ in records))
     for site, start in records:
         for field in ("warps", "addresses", "active"):
             chunk = getattr(site, field)[start:]
