@@ -13,7 +13,7 @@ from bankism.cli import app
 from bankism.explain import ExplainOptions, explain
 from bankism.explain.simt.global_data import parse_data
 from tests.test_explain_support import DATA, not_counted, run, site
-from tests.test_explain_traces import _traces
+from tests.test_explain_traces import ROOT, _traces
 
 UNKNOWN = DATA / "unknown"
 UNSUPPORTED = DATA / "unsupported"
@@ -87,3 +87,12 @@ def test_on_a_measured_histogram_the_listed_atomics_are_the_instructions_the_h10
     assert all(e["same_addresses"] for e in report["trace"]["lines"] if e["same_instructions"])
     from tests.test_explain_schema import _schema  # the comparison's new fields are documented
     jsonschema.validate(json.loads(json.dumps(report)), _schema())
+
+
+def test_a_float_atomic_that_warps_share_says_its_retries_are_a_lower_bound():
+    shared = run(UNKNOWN / "float_bins.cu", data=parse_data(["random"]))
+    assert any(":9: several warps of a block update the same words of sums" in a
+               for a in shared["assumptions"])
+    own = run(ROOT / "traces" / "kernels" / "histogram_float.cu", kernel="histogram_float",
+              data=parse_data(["bins=random:0:63", "weights=random"]))  # s_sum[warp][bin]: warps' own words
+    assert not any("several warps" in a for a in own["assumptions"])
