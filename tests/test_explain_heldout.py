@@ -120,8 +120,7 @@ def test_a_files_overloads_of_builtins_and_a_global_address_test(tmp_path):
     source = tmp_path / "aligned.cu"
     text = (HELDOUT / "builtin_overloads.cu").read_text()
     source.write_text(text.replace("out[t] = 0.f;", "out[t] = s[t];"))
-    with pytest.raises(BankismError, match="depends on the address of global memory"):
-        run(source)
+    assert any("depends on the address of global memory" in u["note"] for u in run(source)["unmodelled"])
     # a file's own function by a built-in's name whose void * parameter takes a float *
     own = tmp_path / "own_cp_async.cu"
     own.write_text("__device__ void cp_async(float *dst, const void *src) { *dst = 5.f; }\n"
@@ -519,9 +518,9 @@ def test_a_null_test_of_a_kernel_pointer_is_known_from_the_launch_or_d(defines, 
 def test_a_null_test_nothing_states_asks_for_a_d(tmp_path):
     path = tmp_path / "unstated.cu"
     path.write_text((HELDOUT / "null_guard.cu").read_text().replace("nullptr, 1 << 20", "out, 1 << 20"))
-    with pytest.raises(BankismError, match=r"whether pointer aux is null \(give -D aux=0 for nullptr, "
-                                           r"-D aux=1 for another\)"):
-        run(path)
+    report = run(path)
+    assert any("whether pointer aux is null (give -D aux=0 for nullptr, -D aux=1 for another)" in u["note"]
+               for u in report["unmodelled"])
 
 
 def test_a_wmma_load_from_global_memory_needs_no_known_ldm():

@@ -52,6 +52,14 @@ def not_counted(report: dict, line: int) -> dict:
     return entry
 
 
+def listed(report: dict, line: int, words: str) -> dict:
+    """The access of ``line`` listed as not counted whose note says ``words`` (what it depends on)."""
+    found = [u for u in report.get("unmodelled", [])
+             if u["line"] == line and not u["addresses_known"] and words in u["note"]]
+    assert found, [(u["line"], u["note"]) for u in report.get("unmodelled", [])]
+    return found[0]
+
+
 def check_site(found: dict, expected: dict[int, np.ndarray], width: int, op: str,
                active: dict[int, np.ndarray] | None = None) -> None:
     """Compare a site with the engine run on ``expected`` addresses: per warp (warp -> (E, 32)

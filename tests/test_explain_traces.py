@@ -39,21 +39,12 @@ def _traces() -> list[tuple[Path, Path]]:
 #: a new refusal of any other trace fails the test instead of hiding as a skip.
 EXPECTED_REFUSALS = {
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
-    **{f"{name}_conflict.json": "hw/timing/pairs.cu: the loop's stride is the kernel parameter `step`, "
-       "known only at run time" for name in ("col32", "quad_fma", "lds64", "lds128", "sts2")},
-    "hist_conflict.json": "hw/timing/pairs.cu: bins are values read from global memory",
-    "data_kernels.json": "hw/explain_data: without --data the sort's swaps and the bins are unknown "
-    "(tests/test_explain_data.py runs it on the program's own input and checks every line)",
     "cluster_remote.json": "hw/cluster/dsmem.cu: a cluster's block_rank() and map_shared_rank (distributed "
     "shared memory) are not interpreted",
-    # traces/surplus/kernels (hw/surplus/kernels): bins and counters from random data, a bounds check on
-    # a kernel parameter
-    "hist32.json": "bins are words read from global memory: addresses bankism does not know",
-    "counters.json": "counters are picked by words read from global memory",
-    "counters_used.json": "counters are picked by words read from global memory",
+    # traces/surplus/kernels: a WMMA load under a bounds check on a kernel parameter explain is not given
+    # (explain lists plain accesses whose running is not known; fragment loads and stores still refuse)
     **{f"{name}.json": "the bounds check reads kernel parameter n, which explain is not given"
-       for name in ("transpose_f64", "transpose_f64_padded", "transpose_f64_edge", "wmma_hgemm",
-                    "wmma_hgemm_padded")},
+       for name in ("wmma_hgemm", "wmma_hgemm_padded")},
 }
 #: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
 #: same trace line by line in the default run. (The register-tiled SGEMM traces, slow until

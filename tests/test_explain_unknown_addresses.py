@@ -81,7 +81,7 @@ def test_on_a_measured_histogram_the_listed_atomics_are_the_instructions_the_h10
     lines = [e for e in report["trace"]["lines"] if "not_counted" in e]
     assert len(lines) == 1
     (group,) = lines[0]["groups"]
-    assert group["op"] == "atomic" and group["verdict"] == "as written, addresses not known"
+    assert group["op"] == "atomic" and group["verdict"] == "as written, not counted"
     (ours,) = lines[0]["not_counted"]
     assert ours["instructions"] == sum(g["instructions"] for g in lines[0]["sass"]) > 0
     assert all(e["same_addresses"] for e in report["trace"]["lines"] if e["same_instructions"])
@@ -96,3 +96,15 @@ def test_a_float_atomic_that_warps_share_says_its_retries_are_a_lower_bound():
     own = run(ROOT / "traces" / "kernels" / "histogram_float.cu", kernel="histogram_float",
               data=parse_data(["bins=random:0:63", "weights=random"]))  # s_sum[warp][bin]: warps' own words
     assert not any("several warps" in a for a in own["assumptions"])
+
+
+def test_accesses_a_parameter_decides_are_listed_with_the_instructions_the_h100_ran():
+    """transpose_f64's loads and stores sit under `if (x < n)` with n a kernel argument explain is not
+    given: each is listed ("whether it runs depends on kernel parameter n"), with the trace's count."""
+    trace, source = next((t, s) for t, s in _traces() if t.name == "transpose_f64.json")
+    report = explain(source.read_text(), str(source), ExplainOptions(trace=str(trace), trace_launch=0))
+    assert not report["sites"] and {u["op"] for u in report["unmodelled"]} == {"load", "store"}
+    assert all("whether it runs depends on kernel parameter n (give -D n=VALUE)" in u["note"]
+               for u in report["unmodelled"])
+    verdicts = [g["verdict"] for e in report["trace"]["lines"] for g in e["groups"]]
+    assert verdicts == ["as written, not counted"] * 2

@@ -30,13 +30,14 @@ def modelled(site: SourceSite) -> bool:
 
 
 def unknown_note(site: SourceSite) -> str:
-    """The note of a site whose addresses depend on ``site.unknown``."""
+    """The note of a site explain cannot count (``site.unknown`` says why)."""
     why = site.unknown or ""
     advice = f"; {DATA_ADVICE}" if _GIVE_DATA.search(why) else ""
     retries = ("; the CAS retry loop runs once per warp here, and again for lanes whose words share a bank "
                "(so at least this many)" if "retry loop" in (site.sass or "") else "")
-    return (f"the addresses depend on {why}, which bankism does not know: wavefronts not counted"
-            f"{retries}{advice}")
+    how_often = ("; the warp-instructions are those of the lanes that may run, as simulated"
+                 if why.startswith("whether it runs") else "")
+    return f"{why}, which bankism does not know: wavefronts not counted{how_often}{retries}{advice}"
 
 
 def unmodelled_report(analysis: Analysis, site: SourceSite) -> dict:

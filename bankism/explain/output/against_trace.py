@@ -255,7 +255,7 @@ def _add_uncounted(entry: dict, uncounted: list) -> None:
     for site in uncounted:
         group = groups.setdefault((site.region.name, site.op, site.width), {
             "array": site.region.name, "op": site.op, "width": site.width, "instructions": 0,
-            "addresses_depend_on": site.unknown})
+            "why": site.unknown})
         group["instructions"] += sum(len(warps) for warps in site.warps)
     entry["not_counted"] = list(groups.values())
     verdicts = {(g["array"], g["op"]): g for g in entry["groups"]}
@@ -264,13 +264,13 @@ def _add_uncounted(entry: dict, uncounted: list) -> None:
             continue  # also counted accesses of the same array and op: the verdict stands
         theirs = sum(g["instructions"] for g in entry["sass"]
                      if (g["array"], g["op"], g["width"]) == (array, op, width))
-        verdict = "as written, addresses not known" if theirs == group["instructions"] else "different"
+        verdict = "as written, not counted" if theirs == group["instructions"] else "different"
         if (array, op) in verdicts:
             verdicts[(array, op)]["verdict"] = verdict
         else:
             entry["groups"].append({"array": array, "op": op, "verdict": verdict})
-        entry["note"] = (f"{array} {op}s {verdict}: {group['instructions']} warp-instructions at addresses "
-                         f"that depend on {site.unknown}, SASS {theirs}")
+        entry["note"] = (f"{array} {op}s {verdict}: {group['instructions']} warp-instructions not counted "
+                         f"({group['why']}), SASS {theirs}")
     entry["same_instructions"] = False
     entry["same_addresses"] = None
 

@@ -288,16 +288,13 @@ class Lvalues:
             )
         if t.kind == "ptr":
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
-        self.require_certain(target.node, mask)
+        doubtful = self.unsure_lanes()
+        if doubtful is not None and (doubtful & mask.arr).any():
+            self._not_counted(target, mask, op, atomic_op,
+                              f"whether it runs depends on {self.unsure_reason()}")
         if target.known is not True and not all_known(target.known, mask):
-            if self.recorder.probing:
-                raise Failure(target.node,
-                              f"the address depends on {target.taint}, which bankism does not know")
-            self.recorder.record_unknown(target.node, op, t, region, mask, self.context.block_index,
-                                         target.taint or "values not known", atomic_op, self.span,
-                                         tuple(self.call_stack))
-            raise UnknownAddress(target.node,
-                                 f"the address depends on {target.taint}, which bankism does not know")
+            self._not_counted(target, mask, op, atomic_op,
+                              f"the addresses depend on {target.taint or 'values not known'}")
         offsets = per_thread(np.asarray(target.offset, np.int64), self.threads)
         if region.size == 0:
             raise Failure(
@@ -336,6 +333,18 @@ class Lvalues:
             tuple(self.call_stack),
         )
         return np.where(mask.arr, addresses, region.base) if not mask.full else addresses
+
+    def _not_counted(self, target: MemLV, mask: Mask, op: str, atomic_op: str | None, why: str) -> None:
+        """An access explain cannot count (``why``): recorded at a site of its own (listed, not counted), then
+        ``UnknownAddress`` for the caller to go on without its addresses; a refusal while the repeating-loop
+        probe runs (it learns from the refusal that the loop's accesses change)."""
+        message = f"{why}, which bankism does not know"
+        if self.recorder.probing:
+            raise Failure(target.node, message)
+        self.recorder.record_unknown(target.node, op, target.type, target.region, mask,
+                                     self.context.block_index, why, atomic_op, self.span,
+                                     tuple(self.call_stack))
+        raise UnknownAddress(target.node, message)
 
     def _record_split_vector(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
         """A vector no single instruction moves (``float3``, ``double3``, ``double4``): nvcc moves it

@@ -52,8 +52,9 @@ class SourceSite:
     epoch: list[int] = field(default_factory=list)
     #: Set on a site of merged accesses: the width of the accesses nvcc merged into it.
     merged_from: int | None = None
-    #: Set on a site whose addresses depend on something not known (``values read from global memory
-    #: (data)``): its warp-instructions are counted, its addresses are not (``record_unknown``).
+    #: Set on a site explain cannot count, saying why: ``the addresses depend on values read from global
+    #: memory (data)``, ``whether it runs depends on kernel parameter n (...)``. Its warp-instructions are
+    #: recorded, its addresses are not (``record_unknown``).
     unknown: str | None = None
 
     def call_blocks(self) -> list[tuple[int, int, int]]:
@@ -125,8 +126,9 @@ class Recorder:
     def record_unknown(self, node: S.Node, op: str, t: CType, region: SharedVariable, mask: Mask,
                        block: tuple[int, int, int], why: str, atomic_op: str | None = None,
                        span: tuple[int, int] | None = None, calls: tuple = ()) -> None:
-        """Record one access whose addresses depend on ``why`` (not known): its own site, which
-        counts the warp-instructions and active lanes and holds no addresses (every address 0)."""
+        """Record one access explain cannot count (``why``: "the addresses depend on ..." or "whether it
+        runs depends on ..."): its own site, which counts the warp-instructions and active lanes and holds
+        no addresses (every address 0)."""
         self.record(node, op, t, region, np.zeros(mask.arr.size, np.int64), mask, block, atomic_op, span,
                     calls, unknown=why)
 
