@@ -41,10 +41,6 @@ EXPECTED_REFUSALS = {
     "half_atomics.json": "atomicAdd on __half2 (a generic-pointer ATOM + CAS loop) is not interpreted",
     "cluster_remote.json": "hw/cluster/dsmem.cu: a cluster's block_rank() and map_shared_rank (distributed "
     "shared memory) are not interpreted",
-    # traces/surplus/kernels: a WMMA load under a bounds check on a kernel parameter explain is not given
-    # (explain lists plain accesses whose running is not known; fragment loads and stores still refuse)
-    **{f"{name}.json": "the bounds check reads kernel parameter n, which explain is not given"
-       for name in ("wmma_hgemm", "wmma_hgemm_padded")},
 }
 #: header_tiles: about 10 s, and test_style_kernels_agree_with_the_h100_line_by_line checks the
 #: same trace line by line in the default run. (The register-tiled SGEMM traces, slow until

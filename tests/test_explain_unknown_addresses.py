@@ -108,3 +108,11 @@ def test_accesses_a_parameter_decides_are_listed_with_the_instructions_the_h100_
                for u in report["unmodelled"])
     verdicts = [g["verdict"] for e in report["trace"]["lines"] for g in e["groups"]]
     assert verdicts == ["as written, not counted"] * 2
+
+
+def test_wmma_fragments_under_a_bounds_check_on_a_parameter_are_listed():
+    trace, source = next((t, s) for t, s in _traces() if t.name == "wmma_hgemm.json")
+    report = explain(source.read_text(), str(source), ExplainOptions(trace=str(trace), trace_launch=0))
+    listed = {(u["line"], u["op"]) for u in report["unmodelled"]}
+    assert {(41, "ldmatrix"), (42, "ldmatrix")} <= listed
+    assert all("kernel parameter n (give -D n=VALUE)" in u["note"] for u in report["unmodelled"])

@@ -214,6 +214,17 @@ def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Val
 def _shared(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool, variable: Variable, pointer: Pointer,
             ldm: int, instructions: Plan) -> None:
     region = pointer.region
+    doubtful = machine.unsure_lanes()
+    if doubtful is not None and (doubtful & mask.arr).any() and not machine.recorder.probing:
+        why = f"whether it runs depends on {machine.unsure_reason()}"  # listed, not counted
+        for access in instructions.accesses:
+            recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
+            op = access.op or ("load" if load else "store")
+            machine.recorder.record_unknown(expr, op, recorded, region, mask, machine.context.block_index,
+                                            why, span=machine.span, calls=tuple(machine.call_stack))
+        if not load:
+            machine.forget_shared(region)
+        return
     require_known_offset(pointer, mask, expr)
     base = per_thread(np.asarray(pointer.offset, np.int64), machine.threads) + region.base
     lane = machine.lanes % LANES
