@@ -168,3 +168,21 @@ def test_array_specs():
     assert (first.base, second.base) == (1024, 1024 + 2048)
     with pytest.raises(BankismError, match="declared twice"):
         declare_arrays(["a:float[4]", "a:float[4]"], 0)
+
+
+def test_advice_on_an_explain_result_names_the_accesses_it_could_not_count(tmp_path):
+    """A histogram without --data: its atomic is listed, not counted; advise's verdict must not read as the
+    whole kernel's, so it names what it left out (text and JSON)."""
+    from typer.testing import CliRunner
+
+    from bankism.cli import app
+
+    source = ROOT / "tests" / "data" / "explain" / "unsupported" / "data_dependent.cu"
+    path = tmp_path / "hist.json"
+    path.write_text(CliRunner().invoke(app, ["explain", str(source), "--json"]).stdout)
+    text = CliRunner().invoke(app, ["advise", str(path)])
+    assert text.exit_code == 0, text.output
+    assert "accesses left out (explain lists them as not counted" in text.output
+    assert "line 6: atomicAdd(&hist[data[blockIdx.x * blockDim.x + threadIdx.x]], 1u) (atomic)" in text.output
+    as_json = json.loads(CliRunner().invoke(app, ["advise", str(path), "--json"]).stdout)
+    assert any(line.startswith("line 6: ") and "not counted" in line for line in as_json["left_out"])

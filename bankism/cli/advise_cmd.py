@@ -20,7 +20,13 @@ import numpy as np
 import typer
 
 from bankism.arch import DECLARED_ARRAY_ALIGN, DEFAULT_ARCH, LANES, get_arch, window_base
-from bankism.cli.advise_input import RecordedSite, load_input, sites_from_explain, sites_from_trace  # noqa: F401
+from bankism.cli.advise_input import (  # noqa: F401
+    RecordedSite,
+    load_document,
+    load_input,
+    sites_from_explain,
+    sites_from_trace,
+)
 from bankism.errors import BankismError
 from bankism.review import Access, Fix, Report, SharedArray, Swizzle, advise, check
 from bankism.version import __version__
@@ -154,7 +160,7 @@ EXPLAIN_NOTE = ("explain keeps the lane addresses of one execution per warp: sit
                 "advised on their first iteration")
 
 
-def _text(results, left_out: list[str], note: str | None) -> str:
+def _text(results, left_out: list[str], note: str | None, not_counted: list[str] = ()) -> str:
     parts = [f"note: {note}", ""] if note else []
     for array, report, fixes in results:
         parts += [f"=== {array} at byte {array.base}: {len(report.sites)} site(s)", report.table(), "",
@@ -168,6 +174,9 @@ def _text(results, left_out: list[str], note: str | None) -> str:
     if left_out:
         parts.append("sites left out (declare their arrays with --array):")
         parts += [f"  {line}" for line in left_out]
+    if not_counted:
+        parts.append("accesses left out (explain lists them as not counted; the verdicts above omit them):")
+        parts += [f"  {line}" for line in not_counted]
     return "\n".join(parts).rstrip()
 
 
@@ -197,7 +206,7 @@ def register(app: typer.Typer) -> None:
         as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
     ) -> None:
         """Find the cheapest padding or XOR swizzle that removes the bank conflicts of each shared array."""
-        kind, sites, declared, input_arch = load_input(source, launch)
+        kind, sites, declared, input_arch, not_counted = load_document(source, launch)
         arch = arch or input_arch
         if limit < 1:
             raise BankismError(f"--limit {limit}: list at least 1 fix")
@@ -216,9 +225,9 @@ def register(app: typer.Typer) -> None:
         results = advise_arrays(arrays, accesses, arch, limit)
         note = EXPLAIN_NOTE if kind == "explain" else None
         if as_json:
-            print(_json(results, left_out, str(source), arch, note))
+            print(_json(results, left_out + not_counted, str(source), arch, note))
         else:
-            print(_text(results, left_out, note))
+            print(_text(results, left_out, note, not_counted))
 
 
 def _address_summary(sites: list[RecordedSite]) -> str:

@@ -191,11 +191,19 @@ _TRACE_FORMAT = re.compile(rb'"format"[ \t\r\n]*:[ \t\r\n]*"bankism-trace"')
 
 
 def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite], list[SharedArray], str]:
-    """(kind, sites, arrays the input declares, arch) of a trace or an explain result."""
+    """(kind, sites, arrays the input declares, arch) of a trace or an explain result (``load_document``
+    without the notes)."""
+    return load_document(path, launch)[:4]
+
+
+def load_document(path: Path, launch: int | None
+                  ) -> tuple[str, list[RecordedSite], list[SharedArray], str, list[str]]:
+    """(kind, sites, arrays the input declares, arch, notes) of a trace or an explain result; the notes
+    name the accesses an explain result lists as not counted, which advice cannot include."""
     name = file_name(path, "advise")
     data = read_bytes(name, "json", name)
     if _TRACE_FORMAT.search(data, 0, 1 << 16):
-        return _from_trace(name, launch)
+        return (*_from_trace(name, launch), [])
     try:
         doc = strict_json(decode_text(data, name))
     except RecursionError:
@@ -203,7 +211,7 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
     except ValueError as error:
         raise BankismError(f"{name}: not a JSON document ({' '.join(str(error).split())})") from None
     if isinstance(doc, dict) and doc.get("format") == "bankism-trace":
-        return _from_trace(name, launch)
+        return (*_from_trace(name, launch), [])
     if isinstance(doc, dict) and (str(doc.get("schema", "")).startswith("bankism.explain")
                                   or isinstance(doc.get("sites"), list)):
         check_explain_input(doc, name)
@@ -214,7 +222,7 @@ def load_input(path: Path, launch: int | None) -> tuple[str, list[RecordedSite],
                 arrays.append(array_from_explain(info))
             except BankismError as error:
                 raise BankismError(f"{name}: {error}") from None
-        return "explain", sites, arrays, doc.get("arch", DEFAULT_ARCH)
+        return "explain", sites, arrays, doc.get("arch", DEFAULT_ARCH), _not_counted(doc)
     raise BankismError(f"{name}: neither a bankism trace nor an `explain --json` result")
 
 
@@ -223,3 +231,11 @@ def _from_trace(name: str, launch: int | None) -> tuple[str, list[RecordedSite],
 
     loaded = load(name)
     return "trace", sites_from_trace(loaded, launch), [], loaded["environment"]["arch"]
+
+
+def _not_counted(doc: dict) -> list[str]:
+    """One line per access the explain result lists as not counted (``unmodelled``): advice leaves it out."""
+    entries = doc.get("unmodelled") if isinstance(doc.get("unmodelled"), list) else []
+    return [f"line {entry.get('line')}: {entry.get('expression', '')} ({entry.get('op', '')}): not counted "
+            f"by explain, so not advised on: {entry.get('note', '')}"
+            for entry in entries if isinstance(entry, dict)]
