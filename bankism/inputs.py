@@ -48,6 +48,8 @@ LIMITS: dict[str, Limit] = {item.name: item for item in (
     Limit("includes", 64, "levels", "#include files open inside one another"),
     Limit("steps", 1 << 21, "statements", "statements explain interprets, over all blocks"),
     Limit("accesses", 1 << 19, "warp-instructions", "shared-memory warp-instructions explain records"),
+    Limit("uncounted", 1 << 16, "warp-instructions",
+          "shared-memory warp-instructions explain lists as not counted (what decides them is not known)"),
     Limit("copies", 1 << 21, "warp-instructions",
           "shared-memory warp-instructions explain counts by copying a repeating loop's iteration"),
     Limit("threads", 1 << 18, "threads", "threads explain simulates (blocks x threads per block)"),

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bankism.cli import app
+from bankism.errors import BankismError
 from bankism.explain import ExplainOptions, explain
 from bankism.explain.simt.global_data import parse_data
 from tests.test_explain_support import DATA, not_counted, run, site
@@ -116,3 +117,17 @@ def test_wmma_fragments_under_a_bounds_check_on_a_parameter_are_listed():
     listed = {(u["line"], u["op"]) for u in report["unmodelled"]}
     assert {(41, "ldmatrix"), (42, "ldmatrix")} <= listed
     assert all("kernel parameter n (give -D n=VALUE)" in u["note"] for u in report["unmodelled"])
+
+
+def test_listing_stops_at_the_uncounted_limit_and_says_what_is_missing():
+    from bankism import inputs
+
+    inputs.set_limits(["uncounted=10"])
+    try:
+        with pytest.raises(BankismError, match=r"over the uncounted limit of 10 warp-instructions.*"
+                                               r"kernel parameter n \(give -D n=VALUE\)"):
+            run(UNKNOWN / "endless_guess.cu")
+    finally:
+        inputs.reset_limits()
+    given = run(UNKNOWN / "endless_guess.cu", defines={"n": "1024"})
+    assert "unmodelled" not in given and site(given, 8, "s", "store")["instructions"] == 32

@@ -91,7 +91,8 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     template_values = launch_template_values(kernel, launch, scope, options.defines, filename)
     param_values = launch_param_values(kernel, launch, scope, options.defines, filename)
     recorder = Recorder(Budget("accesses", f"{filename}: recording the accesses of {kernel.name}"),
-                        Budget("copies", f"{filename}: counting repeated loop iterations of {kernel.name}"))
+                        Budget("copies", f"{filename}: counting repeated loop iterations of {kernel.name}"),
+                        Budget("uncounted", f"{filename}: listing accesses of {kernel.name} it cannot count"))
     captured: list[Snapshot] = []
     steps = Budget("steps", f"{filename}: interpreting {kernel.name}")
     notes: list[str] = []

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bankism.arch import LANES
+from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import (
@@ -78,8 +79,12 @@ class SourceSite:
 class Recorder:
     """Collects, per site, every warp-instruction: block, warp, 32 addresses, active lanes."""
 
-    def __init__(self, budget: Budget | None = None, copies: Budget | None = None) -> None:
+    def __init__(self, budget: Budget | None = None, copies: Budget | None = None,
+                 uncounted: Budget | None = None) -> None:
         self.sites: dict[tuple[int, str], SourceSite] = {}
+        #: The ``uncounted`` budget: warp-instructions listed as not counted (a loop whose trip count is not
+        #: known would list its accesses iteration after iteration).
+        self.uncounted = uncounted
         #: The ``copies`` budget: warp-instructions the repeating-loop shortcut adds by copying (repeat.py).
         self.copies = copies
         self.last: SourceSite | None = None  # the site of the latest record (to label its SASS)
@@ -129,6 +134,11 @@ class Recorder:
         """Record one access explain cannot count (``why``: "the addresses depend on ..." or "whether it
         runs depends on ..."): its own site, which counts the warp-instructions and active lanes and holds
         no addresses (every address 0)."""
+        if self.uncounted is not None:
+            try:
+                self.uncounted.spend(np.unique(np.flatnonzero(mask.arr) // LANES).size)
+            except BankismError as error:
+                raise BankismError(f"{error}; they depend on what is not known: {why}") from None
         self.record(node, op, t, region, np.zeros(mask.arr.size, np.int64), mask, block, atomic_op, span,
                     calls, unknown=why)
 
