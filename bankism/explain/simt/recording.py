@@ -94,8 +94,8 @@ class Recorder:
         #: around memory accesses or a data-dependent loop's iteration starts a new one (``boundary``).
         self.clock = 0
         self.epoch = 0
-        #: While set, an access at addresses not known refuses instead of being recorded: a probe
-        #: (repeat.py) learns from the refusal that the accesses depend on what it made unknown.
+        #: While set, an access explain cannot count refuses instead of being listed: a probe (repeat.py)
+        #: learns from the refusal that the accesses depend on what it made unknown.
         self.probing = False
 
     def boundary(self) -> None:
@@ -145,7 +145,7 @@ class Recorder:
     def _site(self, node: S.Node, op: str, t: CType, region: SharedVariable, atomic_op: str | None,
               span: tuple[int, int] | None, calls: tuple, matrices: int | None, unknown: str | None
               ) -> SourceSite:
-        """The site of ``node``'s ``op`` under ``calls`` (of unknown addresses when ``unknown``)."""
+        """The site of ``node``'s ``op`` under ``calls`` (one explain cannot count when ``unknown``)."""
         key: tuple = (id(node), op, tuple(id(call) for _, call in calls))
         if unknown is not None:
             key += ("unknown",)

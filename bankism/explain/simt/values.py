@@ -35,9 +35,10 @@ class Failure(Exception):
 
 
 class UnknownAddress(Failure):
-    """A shared-memory access whose addresses are not known: recorded as a site of unknown addresses
-    (``Recorder.record_unknown``); a caller that can go on without them catches it (the value read is
-    unknown, a store or atomic leaves the array unknown), any other refuses with its message."""
+    """A shared-memory access explain cannot count (its addresses, or whether it runs, are not known):
+    listed at a site of its own (``Recorder.record_unknown``); a caller that can go on without its addresses
+    catches it (the value read is unknown, a store or atomic leaves the array unknown), any other refuses
+    with its message."""
 
 
 @dataclass(slots=True)
