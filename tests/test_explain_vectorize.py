@@ -148,3 +148,13 @@ def test_the_accessed_scalar_itself_is_no_run_time_index():
     """`row_max = in[0]` made `row_max` a run-time name, and its own accesses were never merged."""
     report = run(DATA / "vector" / "reloads.cu", as_written=False)
     assert next(s for s in report["sites"] if s["line"] == 9)["width"] == 8
+
+
+def test_components_of_a_float4_read_on_several_lines_are_one_load_at_the_first():
+    body = run(DATA / "vector" / "vector_components.cu", kernel="body", as_written=False)
+    loads = [s for s in body["sites"] if s["op"] == "load"]
+    assert [(s["line"], s["width"], s["instructions"]) for s in loads] == [(13, 16, 256 * 8)]
+    pair = run(DATA / "vector" / "vector_components.cu", kernel="pair", as_written=False)
+    assert [(s["line"], s["width"]) for s in pair["sites"] if s["op"] == "load"] == [(27, 8)]
+    as_written = run(DATA / "vector" / "vector_components.cu", kernel="body")
+    assert sorted(s["line"] for s in as_written["sites"] if s["op"] == "load") == [13, 14, 15]

@@ -96,7 +96,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
             continue
         key = (call.epoch, call.block, region, site.op, site.width, fences.get((region, site.op), 0),
                store_switches if site.op == "store" else 0,
-               "" if region == SCALARS else _canonical(site.expression),
+               "" if region == SCALARS else _canonical(site.expression, _vector_of(site) is not None),
                call.warps.tobytes(), call.active.tobytes())
         groups.setdefault(key, []).append(call)
     for group in groups.values():
@@ -153,12 +153,16 @@ def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
 
 def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, int], Call]]:
     """The chain's accesses as nvcc issues them: from its lowest address, the widest power-of-two group of
-    elements (at most 16 bytes) whose first address every running lane has aligned, else one alone; a
-    group is reported at the site of its last access in program order."""
+    elements (at most 16 bytes) whose first address every running lane has aligned, else one alone (three
+    components of a float4: the whole vector); a group is reported where ``_reported`` says."""
     i = 0
     while i < len(chain):
         first = chain[i]
         width = first.width
+        if _three_of_four(chain[i:], width):  # LLVM widens a 12-byte load of an aligned float4 to LDS.128
+            yield (_reported(chain[i:i + 3]).site, 4 * width), first
+            i += 3
+            continue
         count = 1
         for size in (_widest(first.site), 8):
             n = size // width
@@ -168,9 +172,28 @@ def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, i
         if count == 1:
             yield first.site, first
         else:
-            last = max(chain[i:i + count], key=lambda call: call.seq)
-            yield (last.site, width * count), first
+            yield (_reported(chain[i:i + count]).site, width * count), first
         i += count
+
+
+def _reported(group: list[Call]) -> Call:
+    """The access whose site a merged group is reported at: the last in program order, except for loads of
+    a vector's components, which nvcc issues at the first (vector_components.cu: the LDS.128 of ``.x``,
+    ``.y``, ``.z`` read on three lines is on the first)."""
+    if group[0].site.op == "load" and _vector_of(group[0].site) is not None:
+        return min(group, key=lambda call: call.seq)
+    return max(group, key=lambda call: call.seq)
+
+
+def _three_of_four(rest: list[Call], width: int) -> bool:
+    """Whether ``rest`` starts with loads of exactly the first three components of one 16-byte vector
+    (``.x``, ``.y``, ``.z`` of a ``float4``): nvcc loads the whole vector (LDS.128; our kernel
+    tests/data/explain/vector/vector_components.cu, whose SASS its header quotes)."""
+    first = rest[0]
+    if (first.site.op != "load" or _vector_of(first.site) != WIDEST or width * 4 != WIDEST
+            or len(rest) < 3 or (len(rest) > 3 and rest[3].follows(rest[2]))):
+        return False
+    return bool((first.addresses[first.active] % WIDEST == 0).all())
 
 
 def _rebuild(recorder: Recorder, out: list[tuple[SourceSite | tuple[SourceSite, int], Call]]
@@ -220,11 +243,29 @@ _LAST_INDEX_PLUS = re.compile(r"\+\d+[uUlL]*\]$")
 _LITERAL_INDEX = re.compile(r"\[\d+[uUlL]*\]")
 
 
-def _canonical(expression: str) -> str:
+def _canonical(expression: str, component: bool = False) -> str:
     """``expression`` with its constant indices (``d[0]``, ``d[1]``) and a constant added to its last index
-    (``s[2 * t]``, ``s[2 * t + 1]``) left out: accesses whose canonical forms are equal are a distance
-    apart that nvcc knows."""
-    return _LITERAL_INDEX.sub("[#]", _LAST_INDEX_PLUS.sub("]", "".join(expression.split())))
+    (``s[2 * t]``, ``s[2 * t + 1]``) left out, and with ``component`` its vector component (``sp[j].x``,
+    ``sp[j].y``): accesses whose canonical forms are equal are a distance apart that nvcc knows."""
+    text = "".join(expression.split())
+    if component:
+        text = _COMPONENT.sub("", text)
+    return _LITERAL_INDEX.sub("[#]", _LAST_INDEX_PLUS.sub("]", text))
+
+
+#: A vector component at the end of an access expression (``sp[j].x``).
+_COMPONENT = re.compile(r"\.[xyzw]$")
+
+
+def _vector_of(site: SourceSite) -> int | None:
+    """The size of the vector one of whose components ``site`` accesses (``sp[j].x`` of a ``float4``
+    array: 16), else None."""
+    element = getattr(site.region, "type", None)
+    while element is not None and element.kind == "array":
+        element = element.elem
+    if element is None or element.kind != "vec" or not _COMPONENT.search("".join(site.expression.split())):
+        return None
+    return element.size
 
 
 _MEMBER = re.compile(r"(\.|->)\s*[A-Za-z_]\w*")
