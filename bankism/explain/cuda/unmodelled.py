@@ -1,8 +1,9 @@
 """Shared-memory accesses explain sees but cannot count: the shared side of ``cp.async.bulk`` and other
 ops the engine has no measured model for (reported with their lane addresses and "wavefronts not
-modelled yet"), and accesses whose addresses depend on something not known, such as input data or a
-kernel parameter (their warp-instructions counted, their addresses and wavefronts not, with what would
-make them known). Never with a wavefront count, and never sinking the rest of the report."""
+modelled yet"), and accesses whose addresses, or whether they run, depend on something not known, such
+as input data or a kernel parameter (their warp-instructions listed, their addresses and wavefronts not,
+with what would make them known). Never with a wavefront count, and never sinking the rest of the
+report."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ DATA_ADVICE = "give --data (e.g. --data random) to run it on stated input"
 
 
 def modelled(site: SourceSite) -> bool:
-    """Whether the engine has a model for the site's op (arch.OPS) and its addresses are known."""
+    """Whether the engine has a model for the site's op (arch.OPS) and explain can count it."""
     return site.op in OPS and site.unknown is None
 
 

@@ -247,8 +247,8 @@ def _line_entry(line: int, source: list[SiteRecord], compiled: list, analysis: A
 
 
 def _add_uncounted(entry: dict, uncounted: list) -> None:
-    """The line's accesses at addresses explain does not know (``SourceSite.unknown``): their
-    warp-instructions beside the SASS's; the group's verdict says whether the counts agree."""
+    """The line's accesses explain cannot count (``SourceSite.unknown``): their warp-instructions beside
+    the SASS's; the group's verdict says whether the counts agree."""
     if not uncounted:
         return
     groups: dict[tuple, dict] = {}
