@@ -66,13 +66,12 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
         else:
             addresses = machine.record_shared_access(target, mask, "atomic", form.atomic_op)
             _label(machine, expr, "atomic", form.sass)
-    except UnknownAddress:  # listed, not counted: any element may have changed
+    except UnknownAddress as listed:  # listed, not counted: any element may have changed
         if form.loop == "cas_spin":  # the loop's first LDS was recorded; its CAS, at least once, too
             _label(machine, expr, "load", "LDS (of the CAS retry loop)", unknown=True)
-            first = next(s for k, s in machine.recorder.sites.items() if k[0] == id(expr) and s.unknown)
             machine.recorder.record_unknown(
                 expr, "atomic", t, pointer.region, mask, machine.context.block_index,
-                first.unknown, "cas_spin", machine.span, tuple(machine.call_stack))
+                listed.why, "cas_spin", machine.span, tuple(machine.call_stack))
             _label(machine, expr, "atomic", "ATOMS.CAST.SPIN (retry loop)", unknown=True)
         else:
             _label(machine, expr, "atomic", form.sass, unknown=True)

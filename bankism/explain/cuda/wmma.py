@@ -214,9 +214,8 @@ def _transfer(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool) -> Val
 def _shared(machine: SimtMachine, expr: S.Call, mask: Mask, load: bool, variable: Variable, pointer: Pointer,
             ldm: int, instructions: Plan) -> None:
     region = pointer.region
-    doubtful = machine.unsure_lanes()
-    if doubtful is not None and (doubtful & mask.arr).any() and not machine.recorder.probing:
-        why = f"whether it runs depends on {machine.unsure_reason()}"  # listed, not counted
+    why = machine.running_not_known(mask)
+    if why is not None and not machine.recorder.probing:  # listed, not counted (probing: refused below)
         for access in instructions.accesses:
             recorded = C.VECTORS["uint4"] if access.width == 16 else _WIDTH_TYPES[access.width]
             op = access.op or ("load" if load else "store")

@@ -288,10 +288,9 @@ class Lvalues:
             )
         if t.kind == "ptr":
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
-        doubtful = self.unsure_lanes()
-        if doubtful is not None and (doubtful & mask.arr).any():
-            self._not_counted(target, mask, op, atomic_op,
-                              f"whether it runs depends on {self.unsure_reason()}")
+        maybe = self.running_not_known(mask)
+        if maybe is not None:
+            self._not_counted(target, mask, op, atomic_op, maybe)
         if target.known is not True and not all_known(target.known, mask):
             self._not_counted(target, mask, op, atomic_op,
                               f"the addresses depend on {target.taint or 'values not known'}")
@@ -338,13 +337,12 @@ class Lvalues:
         """An access explain cannot count (``why``): recorded at a site of its own (listed, not counted), then
         ``UnknownAddress`` for the caller to go on without its addresses; a refusal while the repeating-loop
         probe runs (it learns from the refusal that the loop's accesses change)."""
-        message = f"{why}, which bankism does not know"
         if self.recorder.probing:
-            raise Failure(target.node, message)
+            raise Failure(target.node, f"{why}, which bankism does not know")
         self.recorder.record_unknown(target.node, op, target.type, target.region, mask,
                                      self.context.block_index, why, atomic_op, self.span,
                                      tuple(self.call_stack))
-        raise UnknownAddress(target.node, message)
+        raise UnknownAddress(target.node, why)
 
     def _record_split_vector(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
         """A vector no single instruction moves (``float3``, ``double3``, ``double4``): nvcc moves it

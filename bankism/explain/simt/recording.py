@@ -119,6 +119,11 @@ class Recorder:
         issued = np.flatnonzero(lanes.any(axis=1))
         if self.budget is not None:
             self.budget.spend(issued.size)
+        if unknown is not None and self.uncounted is not None:
+            try:
+                self.uncounted.spend(issued.size)
+            except BankismError as error:
+                raise BankismError(f"{error}; they depend on what is not known: {unknown}") from None
         self.last = site
         site.blocks.extend([block] * issued.size)
         site.warps.append(issued)
@@ -134,11 +139,6 @@ class Recorder:
         """Record one access explain cannot count (``why``: "the addresses depend on ..." or "whether it
         runs depends on ..."): its own site, which counts the warp-instructions and active lanes and holds
         no addresses (every address 0)."""
-        if self.uncounted is not None:
-            try:
-                self.uncounted.spend(np.unique(np.flatnonzero(mask.arr) // LANES).size)
-            except BankismError as error:
-                raise BankismError(f"{error}; they depend on what is not known: {why}") from None
         self.record(node, op, t, region, np.zeros(mask.arr.size, np.int64), mask, block, atomic_op, span,
                     calls, unknown=why)
 

@@ -87,6 +87,14 @@ class Statements:
     def unsure_reason(self) -> str:
         return self.unsure_why or UNTRACED
 
+    def running_not_known(self, mask: Mask) -> str | None:
+        """``whether it runs depends on ...`` when lanes of ``mask`` only maybe run (their condition is not
+        known), else None: an access there is listed, not counted."""
+        doubtful = self.unsure_lanes()
+        if doubtful is not None and (doubtful & mask.arr).any():
+            return f"whether it runs depends on {self.unsure_reason()}"
+        return None
+
     def require_certain(self, node: S.Node, mask: Mask) -> None:
         """Refuse a shared-memory access among lanes that only maybe run (their condition is not known)."""
         doubtful = self.unsure_lanes()

@@ -214,12 +214,9 @@ class Structs:
         if len(args) == 1 and isinstance(args[0], Struct) and args[0].type == t:
             return self.copy_value(args[0])
         ctors = _constructors(t, len(args))
-        value = self._blank(t, mask, node, bool(ctors))
         if ctors:
-            temporary = Variable("(temporary)", t, value)
-            self.invoke(ctors[0], node, mask, values=args, this=VarLV(temporary), this_type=t,
-                        base_scope=info.bindings)
-            return temporary.value
+            return self._run_constructor(t, ctors[0], node, mask, values=args)
+        value = self._blank(t, mask, node, False)
         if args and info.references:  # aggregate `R r{a, b}` binding a reference member
             raise Failure(node, f"unsupported construct: aggregate initialization of {t}, which has "
                                 "reference members")
@@ -238,11 +235,16 @@ class Structs:
         ctors = _constructors(t, len(exprs)) if t.kind == "struct" else []
         if ctors and any(p.type.reference for p in ctors[0].params) and not any(
                 isinstance(e, S.InitList) for e in exprs):
-            temporary = Variable("(temporary)", t, self._blank(t, mask, node, True))
-            self.invoke(ctors[0], node, mask, args=exprs, this=VarLV(temporary), this_type=t,
-                        base_scope=t.info.bindings)
-            return temporary.value
+            return self._run_constructor(t, ctors[0], node, mask, args=exprs)
         return self.construct(t, [self.eval(e, mask) for e in exprs], mask, node)
+
+    def _run_constructor(self, t: CType, ctor: S.Function, node: S.Node, mask: Mask,
+                         args: list[S.Expr] | None = None, values: list[Value] | None = None) -> Value:
+        """The object ``ctor`` builds from argument expressions (references bound to them) or values."""
+        temporary = Variable("(temporary)", t, self._blank(t, mask, node, True))
+        self.invoke(ctor, node, mask, args=args, values=values, this=VarLV(temporary), this_type=t,
+                    base_scope=t.info.bindings)
+        return temporary.value
 
     def _blank(self, t: CType, mask: Mask, node: S.Node, constructed: bool) -> Struct:
         """A struct before its constructor runs: default member initializers (without a constructor),

@@ -38,7 +38,11 @@ class UnknownAddress(Failure):
     """A shared-memory access explain cannot count (its addresses, or whether it runs, are not known):
     listed at a site of its own (``Recorder.record_unknown``); a caller that can go on without its addresses
     catches it (the value read is unknown, a store or atomic leaves the array unknown), any other refuses
-    with its message."""
+    with its message. ``why`` is what the listed site says."""
+
+    def __init__(self, node: object, why: str) -> None:
+        super().__init__(node, f"{why}, which bankism does not know")
+        self.why = why
 
 
 @dataclass(slots=True)

@@ -70,6 +70,8 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
     if not calls:
         return []
     runtime_stride = runtime_stride or set()
+    canonical = {id(site): _canonical(site.expression, _vector_of(site) is not None)
+                 for site in recorder.sites.values()}
     out: list[tuple[SourceSite | tuple[SourceSite, int], Call]] = []
     groups: dict[tuple, list[Call]] = {}
     fences: dict[tuple[int, str], int] = {}  # (array, op): how many accesses so far must stay apart
@@ -96,7 +98,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
             continue
         key = (call.epoch, call.block, region, site.op, site.width, fences.get((region, site.op), 0),
                store_switches if site.op == "store" else 0,
-               "" if region == SCALARS else _canonical(site.expression, _vector_of(site) is not None),
+               "" if region == SCALARS else canonical[id(site)],
                call.warps.tobytes(), call.active.tobytes())
         groups.setdefault(key, []).append(call)
     for group in groups.values():
