@@ -426,5 +426,8 @@ def test_a_host_switch_picks_the_launch_and_other_template_kernels_tell_the_plac
         assert got == measured[f"{kernel}<{nt}>"], (kernel, k)
     notes = run(path, kernel="rowNorm", defines={"K": "128", "N": "8"})["assumptions"]
     assert any("taken from the launch on line 37, the one of the file's 3 launches" in n for n in notes)
-    with pytest.raises(BankismError, match=r"dispatch.cu:34: cannot evaluate the launch's grid"):
-        run(path, kernel="rowNorm")  # K unknown: the first launch, whose grid needs N
+    with pytest.raises(BankismError, match=r"dispatch.cu:34: cannot evaluate the launch's block"):
+        run(path, kernel="rowNorm")  # K unknown: the first launch, whose block needs K (its grid, N)
+    unknown = run(path, kernel="rowNorm", defines={"K": "64"})  # N unknown: answered per block
+    assert unknown["launch"]["grid"] is None and unknown["launch"]["block"] == [64, 1, 1]
+    assert "the grid `grid` on line 34 cannot be evaluated" in unknown["assumptions"][0]

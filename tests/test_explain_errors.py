@@ -64,7 +64,8 @@ def test_snapshot_that_never_happens():
 
 def test_no_launch_and_no_grid():
     source = "__global__ void k(float *o) { __shared__ float s[32]; s[threadIdx.x] = 1; o[0] = s[0]; }"
-    with pytest.raises(BankismError, match="no launch of k .* give --grid X,Y,Z and --block X,Y,Z"):
+    words = r"no launch of k .* give --block X,Y,Z \(and --grid X,Y,Z for the launch's totals\)"
+    with pytest.raises(BankismError, match=words):
         explain(source, "k.cu")
     report = explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(32, 1, 1)))
     assert report["launch"]["from"] == "options"

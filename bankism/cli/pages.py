@@ -104,7 +104,8 @@ def explain_page(report: dict[str, Any]) -> Page:
                Column("wavefronts", "wavefronts"), Column("ideal", "ideal"), Column("excess", "excess"),
                Column("conflicts", "conflicts"), Column("cycles", "cycles"))
     launch = report.get("launch", {})
-    sentences = [f"grid {launch.get('grid')} x block {launch.get('block')} ({launch.get('from', '')}); "
+    grid = launch.get("grid") or "not known (per block)"
+    sentences = [f"grid {grid} x block {launch.get('block')} ({launch.get('from', '')}); "
                  f"{len(report.get('sites', []))} access site(s)"]
     sentences += [f"not modelled: line {u.get('line')}: {u.get('note', '')}"
                   for u in report.get("unmodelled", [])]

@@ -15,6 +15,7 @@ from bankism.explain.frontend.host import HostScope, host_number, launch_dim
 from bankism.explain.frontend.misread import declared_names
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
+from bankism.explain.frontend.treesitter import snippet
 from bankism.explain.launch_values import (
     chosen_launch,
     instantiations,
@@ -83,7 +84,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
     _check_data_names(program, kernel, options)
     launch = chosen_launch(program, kernel, _numeric_defines(options.defines))
     scope = HostScope(program, launch, _numeric_defines(options.defines))
-    grid, block, origin = _launch_shape(options, launch, scope, filename, kernel.name)
+    grid, block, origin, grid_note = _launch_shape(options, launch, scope, filename, kernel.name)
     if chosen is not None and not shape_given:
         origin = f"launch {chosen.launch.index} of the trace"
     dynamic = _dynamic_shared(options, launch, scope)
@@ -147,6 +148,8 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
                                         launch is first_launch)
     notes += _variables_set(program, source, options)
     analysis.assumptions += list(dict.fromkeys(scope.notes + notes + (data.notes() if data else [])))
+    if grid_note:
+        analysis.assumptions.insert(0, grid_note + _missing_headers(program))
     return analysis
 
 
@@ -323,28 +326,41 @@ def _choose_kernel(program: Program, wanted: str | None, filename: str) -> S.Fun
 
 def _launch_shape(
     options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope, filename: str, kernel: str
-) -> tuple[Dim3, Dim3, str]:
+) -> tuple[Dim3 | None, Dim3, str, str | None]:
+    """The launch's grid (None where neither the options nor the source say it), block, where they came
+    from, and the note that says the grid is not known."""
     grid, block = options.grid, options.block
     origin = "options"
-    if (grid is None or block is None) and launch is None:
-        missing = " and ".join(w for w, v in (("--grid X,Y,Z", grid), ("--block X,Y,Z", block)) if v is None)
-        raise BankismError(f"{filename}: no launch of {kernel} (<<<grid, block>>>) found: give {missing}")
+    unknown_grid = None
+    if block is None and launch is None:
+        totals = " (and --grid X,Y,Z for the launch's totals)" if grid is None else ""
+        raise BankismError(f"{filename}: no launch of {kernel} (<<<grid, block>>>) found: give --block X,Y,Z"
+                           f"{totals}")
+    if grid is None and launch is None:
+        unknown_grid = f"no launch of {kernel} (<<<grid, block>>>) was found"
     if launch is not None and (grid is None or block is None):
         if len(launch.config) < 2:
             raise BankismError(f"{filename}:{launch.line}: the launch needs <<<grid, block>>>")
-        if grid is None:
-            grid = launch_dim(scope, launch.config[0], "grid", filename, launch.line)
         if block is None:
             block = launch_dim(scope, launch.config[1], "block", filename, launch.line)
+        if grid is None:
+            try:
+                grid = launch_dim(scope, launch.config[0], "grid", filename, launch.line)
+            except BankismError:  # the block alone answers per block; only the launch's totals need the grid
+                unknown_grid = (f"the grid `{snippet(launch.config[0])}` on line {launch.line} "
+                                "cannot be evaluated")
         origin = (
             f"line {launch.line}"
             if options.grid is None and options.block is None
             else (f"line {launch.line} and options")
         )
-    problem = launch_shape_problem(grid, block)
+    problem = launch_shape_problem(grid or (1, 1, 1), block)
     if problem:
         raise BankismError(f"{filename}: {problem}")
-    return grid, block, origin
+    note = (None if unknown_grid is None else
+            f"the launch's grid is not known ({unknown_grid}): the answer is per block, gridDim is not "
+            "known, and no launch totals are given; give --grid X,Y,Z for them")
+    return grid, block, origin, note
 
 
 def _dynamic_shared(options: ExplainOptions, launch: SourceLaunch | None, scope: HostScope) -> int:
@@ -364,9 +380,13 @@ def _dynamic_shared(options: ExplainOptions, launch: SourceLaunch | None, scope:
     return value
 
 
-def _blocks(options: ExplainOptions, grid: Dim3, block: Dim3, filename: str) -> list[Dim3]:
+def _blocks(options: ExplainOptions, grid: Dim3 | None, block: Dim3, filename: str) -> list[Dim3]:
     """The blocks to simulate, within the ``threads`` budget (blocks x threads per block)."""
     per_block = block[0] * block[1] * block[2]
+    if grid is None:
+        if options.all_blocks:
+            raise BankismError(f"{filename}: --all-blocks needs the launch's grid: give --grid X,Y,Z")
+        return list(dict.fromkeys(options.block_indices or [(0, 0, 0)]))
     count = grid[0] * grid[1] * grid[2] if options.all_blocks else len(set(options.block_indices or [0]))
     if count * per_block > limit("threads"):
         raise over_limit("threads", count * per_block,

@@ -68,7 +68,8 @@ class Analysis:
     filename: str
     source_lines: list[str]
     kernel: str
-    grid: Dim3
+    #: None where neither the options nor the source say the launch's grid (the answer is per block).
+    grid: Dim3 | None
     block: Dim3
     blocks: list[Dim3]
     dynamic_shared: int

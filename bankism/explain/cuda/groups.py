@@ -42,6 +42,8 @@ def _this_thread_block(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
 
 def _this_grid(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     grid = machine.context.grid
+    if grid is None:
+        raise Failure(expr, "the grid group needs the launch's grid, which is not known: give --grid X,Y,Z")
     return Group(C.GROUP, "grid", grid[0] * grid[1] * grid[2] * machine.threads)
 
 

@@ -153,6 +153,8 @@ class InlinePtx(PtxSharedMemory):
         if kind == "tid":
             return Scalar(C.UINT, (self.tx, self.ty, self.tz)[index])
         source = {"ntid": self.context.block, "ctaid": self.context.block_index, "nctaid": self.context.grid}
+        if source[kind] is None:
+            return unknown(C.UINT, f"%nctaid.{axis}, the launch's grid (give --grid X,Y,Z)")
         return constant(C.UINT, source[kind][index])
 
     def _write(self, operand: Operand, value: Value, state: PtxState, stmt: PtxStatement, mask: Mask) -> None:

@@ -59,7 +59,7 @@ class BankGeometry:
 class LaunchRecord:
     """The launch explained: grid, block, where they came from, the blocks simulated, the arguments."""
 
-    grid: Dims
+    grid: Dims | None
     block: Dims
     origin: str
     threads_per_block: int
@@ -72,7 +72,8 @@ class LaunchRecord:
 
     def to_dict(self) -> dict:
         return {
-            "grid": list(self.grid), "block": list(self.block), "from": self.origin,
+            "grid": None if self.grid is None else list(self.grid), "block": list(self.block),
+            "from": self.origin,
             "threads_per_block": self.threads_per_block, "warps_per_block": self.warps_per_block,
             "dynamic_shared_bytes": self.dynamic_shared_bytes, "blocks": [list(b) for b in self.blocks],
             "launches_in_file": self.launches_in_file, "template": self.template,
@@ -81,7 +82,8 @@ class LaunchRecord:
 
     @classmethod
     def from_dict(cls, d: dict) -> LaunchRecord:
-        return cls(_dims(d["grid"]), _dims(d["block"]), d["from"], d["threads_per_block"],
+        grid = None if d["grid"] is None else _dims(d["grid"])
+        return cls(grid, _dims(d["block"]), d["from"], d["threads_per_block"],
                    d["warps_per_block"], d["dynamic_shared_bytes"],
                    tuple(_dims(b) for b in d["blocks"]), d["launches_in_file"],
                    d["template"], d["parameters"])

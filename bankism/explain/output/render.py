@@ -59,6 +59,11 @@ def _dims(values: Sequence[int]) -> str:
     return "(" + ",".join(str(v) for v in values) + ")"
 
 
+def _grid_dims(grid: Sequence[int] | None) -> str:
+    """The launch's grid, or that it is not known (the answer is then per block)."""
+    return "not known" if grid is None else _dims(grid)
+
+
 def _header(report: ExplainReport) -> list[str]:
     launch = report.launch
     blocks = ", ".join(_dims(b) for b in launch.blocks[:8])
@@ -66,7 +71,7 @@ def _header(report: ExplainReport) -> list[str]:
         blocks += f", ... ({len(launch.blocks)} blocks)"
     lines = [
         f"{report.file}: kernel {report.kernel}, {report.arch}",
-        f"launch: grid {_dims(launch.grid)}, block {_dims(launch.block)} (from {launch.origin}); "
+        f"launch: grid {_grid_dims(launch.grid)}, block {_dims(launch.block)} (from {launch.origin}); "
         f"{launch.threads_per_block} threads = {_count(launch.warps_per_block, 'warp')} per block; "
         f"simulated block{'s' if len(launch.blocks) > 1 else ''} {blocks}",
     ]

@@ -52,7 +52,8 @@ def build_records(analysis: Analysis) -> ExplainReport:
     threads = analysis.block[0] * analysis.block[1] * analysis.block[2]
     geometry = get_arch(analysis.arch)
     launch = LaunchRecord(
-        grid=tuple(analysis.grid), block=tuple(analysis.block), origin=analysis.launch_origin,
+        grid=None if analysis.grid is None else tuple(analysis.grid), block=tuple(analysis.block),
+        origin=analysis.launch_origin,
         threads_per_block=threads, warps_per_block=-(-threads // LANES),
         dynamic_shared_bytes=analysis.dynamic_shared, blocks=tuple(tuple(b) for b in analysis.blocks),
         launches_in_file=analysis.launches, template=analysis.template, parameters=analysis.parameters)
@@ -168,7 +169,8 @@ def shared_pipe(analysis: Analysis, sites: Sequence[SiteRecord]) -> PipeCycles:
     runs = max(1, len(analysis.blocks))
     totals = [sum(float("nan") if cycles is None else cycles for cycles in column) / runs
               for column in ([s.cycles for s in sites], [s.ideal_cycles for s in sites])]
-    return PipeCycles(totals[0], totals[1], int(np.prod(analysis.grid)), analysis.arch)
+    blocks = None if analysis.grid is None else int(np.prod(analysis.grid))
+    return PipeCycles(totals[0], totals[1], blocks, analysis.arch)
 
 
 def _source_line(analysis: Analysis, file: str, line: int) -> str:

@@ -117,7 +117,8 @@ class SnapshotRequest:
 class BlockContext:
     """What one block run needs from the outside."""
 
-    grid: tuple[int, int, int]
+    #: None where the launch's grid is not known: gridDim is then an unknown value.
+    grid: tuple[int, int, int] | None
     block: tuple[int, int, int]
     block_index: tuple[int, int, int]
     dynamic_shared: int

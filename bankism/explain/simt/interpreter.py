@@ -58,6 +58,7 @@ from bankism.explain.simt.values import (
     all_known,
     constant,
     per_thread,
+    unknown,
 )
 
 #: Kept for callers that import them from here.
@@ -191,7 +192,9 @@ class Machine(Statements, Initializers, Expressions, Lvalues, Calls, Structs, Re
             ),
             "blockIdx": uniform(index),
             "blockDim": uniform(block),
-            "gridDim": uniform(grid),
+            "gridDim": uniform(grid) if grid is not None else Vector(
+                C.VECTORS["uint3"], [unknown(C.UINT, f"gridDim.{axis}, the launch's grid (give --grid X,Y,Z)")
+                                     for axis in "xyz"]),
             "warpSize": constant(C.INT, LANES),
         }
 

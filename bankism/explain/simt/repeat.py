@@ -69,11 +69,12 @@ def loop_trips(machine: SimtMachine, stmt: S.For, mask: Mask) -> tuple[Variable,
     try:
         start = _uniform(counter.value, mask)
         bound = _uniform(machine.eval(condition.right, mask), mask)
-        delta = _uniform(machine.eval(step[1], mask), mask) * step[0]
+        delta = _uniform(machine.eval(step[1], mask), mask)
     except (Failure, BankismError):
         return None
-    if start is None or bound is None or not delta:
+    if start is None or bound is None or not delta:  # a step not known (a parameter not given) is no count
         return None
+    delta *= step[0]
     trips = _trips(start, bound, delta, condition.op)
     if trips is None:
         return None

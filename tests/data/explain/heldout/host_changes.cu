@@ -1,5 +1,5 @@
 // heldout: host variables changed after their declaration (set through a reference parameter,
-// assigned) are not their declared values at the launch: explain asks for the launch shape.
+// assigned) are not their declared values at the launch: the grid is not known, explain answers per block.
 __global__ void host_changes(float *out) {
   __shared__ float s[32 * 33];
   s[threadIdx.x * gridDim.x] = 1.f;   // a stride of gridDim.x words
