@@ -363,12 +363,13 @@ class Calls:
                 value = self._argument(position, mask, args, values)
                 if isinstance(value, Group):
                     return constant(C.INT, value.size)
-                if isinstance(value, Struct) and value.type.info is not None:
+                bound = (self.deduce_from_instance(function, type_name, value) or {}).get(name)  # by position
+                if bound is None and isinstance(value, Struct) and value.type.info is not None:
                     bound = value.type.info.bindings.get(name)
-                    if isinstance(bound, TypeAlias):
-                        return bound.type
-                    if isinstance(bound, Scalar):
-                        return bound
+                if isinstance(bound, TypeAlias):
+                    return bound.type
+                if isinstance(bound, Scalar):
+                    return bound
         return None
 
     # --- member functions, lambdas ------------------------------------------------------------

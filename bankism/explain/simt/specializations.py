@@ -223,12 +223,12 @@ class Specializations:
         if isinstance(pattern, S.Name) and pattern.name in params and not pattern.scope:
             return _bind(params[pattern.name], term, deduced)
         if isinstance(pattern, S.TypeName) and not pattern.dims and pattern.decltype is None \
-                and pattern.scope_type is None and not pattern.scope:
+                and pattern.scope_type is None:
             for _ in range(pattern.pointers):
                 if term.kind != "ptr":
                     return False
                 term = term.args[0]
-            if pattern.base in params and pattern.args is None:
+            if pattern.base in params and pattern.args is None and not pattern.scope:
                 return _bind(params[pattern.base], term, deduced)
             if pattern.args is not None and pattern.base not in params:
                 if term.kind != "template" or term.name != pattern.base or len(pattern.args) > len(term.args):
@@ -247,6 +247,19 @@ class Specializations:
             return self._template_argument_value(pattern, mask)
         finally:
             self.frames.pop()
+
+    def deduce_from_instance(self, function: S.Function, written: S.TypeName,
+                             value: object) -> dict[str, object] | None:
+        """A function template's parameters deduced from one parameter written as a template-id
+        (``const frag<use_a, N> &f``) and its argument, an instance of that template: the ones it
+        deduces, or None where the argument is no such instance."""
+        t = getattr(value, "type", None)
+        if not isinstance(t, CType) or t.kind != "struct" or written.pointers or not written.args:
+            return None
+        params = {p.name: p for p in function.template_params}
+        pattern = replace(written, reference=False, const=False)
+        deduced = self.deduce_pattern(params, [pattern], [term_of(t)], complete=False)
+        return None if deduced is None else self._deduced_bindings(deduced)
 
     @staticmethod
     def _deduced_bindings(deduced: dict[str, Term]) -> dict[str, object]:
