@@ -54,11 +54,16 @@ def test_per_specialization_member_functions_of_a_template_only_declared():
     assert [(s["instructions"], s["wavefronts"]) for s in report["sites"] if s["line"] == 43] == [(4, 4)]
     # first(c, tile): K deduced as 33 from the specialization's argument position, s[lane * 33]: 1
     check_site(site(report, 49, "tile", "load"), {0: (BASE + 4 * 33 * LANES).reshape(1, 32)}, 4, "load")
+    # first(b, tile): the overload for Tile<col_tag, K, float, col_tag>, K = 32: s[lane * 2 + 32],
+    # lanes l and l + 16 in one bank: 2 wavefronts
+    found = site(report, 53, "tile", "load")
+    check_site(found, {0: (BASE + 4 * (2 * LANES + 32)).reshape(1, 32)}, 4, "load")
+    assert found["wavefronts"] == 2
 
 
 def test_two_specializations_matching_alike_are_refused_as_ambiguous():
-    message = r"partial_specialization.cu:69: ambiguous partial specializations of Pair for these template " \
-              r"arguments \(lines 64, 65\)"
+    message = r"partial_specialization.cu:73: ambiguous partial specializations of Pair for these template " \
+              r"arguments \(lines 68, 69\)"
     with pytest.raises(BankismError, match=message):
         run(KERNEL, kernel="ambiguous")
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
 from bankism.explain.simt.bindings import Frame, TypeAlias
@@ -253,13 +254,41 @@ class Specializations:
         """A function template's parameters deduced from one parameter written as a template-id
         (``const frag<use_a, N> &f``) and its argument, an instance of that template: the ones it
         deduces, or None where the argument is no such instance."""
-        t = getattr(value, "type", None)
+        t = value if isinstance(value, CType) else getattr(value, "type", None)
         if not isinstance(t, CType) or t.kind != "struct" or written.pointers or not written.args:
             return None
         params = {p.name: p for p in function.template_params}
         pattern = replace(written, reference=False, const=False)
         deduced = self.deduce_pattern(params, [pattern], [term_of(t)], complete=False)
         return None if deduced is None else self._deduced_bindings(deduced)
+
+    def instance_candidates(self, candidates: list[S.Function], expr: S.Call, mask: Mask) -> list[S.Function]:
+        """The overloads whose parameters written as a template-id (``const frag<use_b, N> &``) match
+        their arguments that are instances of that template, the arguments' types read without
+        loading them (a shared fragment is not copied to choose); the others are kept."""
+        types = []
+        for arg in expr.args:
+            t = None
+            if isinstance(arg, S.Name | S.Subscript | S.Member) and not any(
+                    isinstance(n, S.Assign | S.IncDec | S.Call | S.MethodCall) for n in S.walk(arg)):
+                try:
+                    t = self.lvalue_type(self.lvalue(arg, mask))
+                except (Failure, BankismError):
+                    t = None
+            instance = t is not None and t.kind == "struct" and getattr(t.info, "arguments", ())
+            types.append(t if instance else None)
+
+        def fits(function: S.Function) -> bool:
+            for param, t in zip(function.params, types, strict=False):
+                written = param.type
+                if t is None or not written.args or written.pointers or \
+                        written.base != t.info.definition.name:
+                    continue  # not a template-id of the argument's template: left to overloading
+                if self.deduce_from_instance(function, written, t) is None:
+                    return False
+            return True
+
+        return [f for f in candidates if fits(f)]
 
     @staticmethod
     def _deduced_bindings(deduced: dict[str, Term]) -> dict[str, object]:

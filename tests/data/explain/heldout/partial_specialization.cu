@@ -48,6 +48,10 @@ template <int K>  // K, not the specialization's M: deduced by position
 __device__ float first(const Tile<row_tag, K, float> &tile, const float *s) {
   return tile.x[0] + s[threadIdx.x * K];                  // line 49
 }
+template <int K>  // an overload for the other specialization: chosen by the argument's pattern
+__device__ float first(const Tile<col_tag, K, float, col_tag> &tile, const float *s) {
+  return tile.x[0] + s[threadIdx.x * 2 + K];              // line 53
+}
 
 __global__ void tiles(float *out) {
   __shared__ float tile[33 * 32];
@@ -57,7 +61,7 @@ __global__ void tiles(float *out) {
   a.load(tile, threadIdx.x);
   b.load(tile, threadIdx.x);
   c.load(tile, threadIdx.x);
-  out[threadIdx.x] = first(c, tile) + a.x[1] + b.x[2];
+  out[threadIdx.x] = first(c, tile) + first(b, tile) + a.x[1] + b.x[2];
 }
 
 template <typename A, typename B> struct Pair { static constexpr int n = 1; };
