@@ -212,7 +212,8 @@ class Declarations(CppDeclarations):
             base_clause = child_of_type(node, "base_class_clause")
             if base_clause is not None:
                 struct.bases = self._bases(base_clause)
-            for member in named_children(node.child_by_field_name("body")):
+            body = node.child_by_field_name("body")
+            for member in named_children(body) if body is not None else []:
                 self._member(struct, member)
         except BankismError as error:
             struct.error = str(error)

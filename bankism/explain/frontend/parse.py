@@ -144,6 +144,12 @@ def parse(pre: Preprocessed) -> Program:
                 struct = todo.pop()
                 structs.setdefault(struct.name, []).append(struct)
                 todo.extend(struct.nested)
+        elif kind in RECORDS and parent == "template_declaration" and scope is None \
+                and _declared_template(node):
+            struct = converter.struct(node)  # `template <class T, int N = 4> struct S;`: its parameters
+            if struct is not None:
+                struct.defined = False
+                structs.setdefault(struct.name, []).append(struct)
         elif kind == "enum_specifier" and scope is None and not _in_record(node):
             try:
                 enum = converter.enum(node)
@@ -160,6 +166,13 @@ def parse(pre: Preprocessed) -> Program:
             if launch is not None:
                 launches.append(launch)
     return Program(pre, tree.root_node, functions, launches, globals_, structs, aliases, enums)
+
+
+def _declared_template(node: Node) -> bool:
+    """Whether a record node is a class template's declaration without a body (its primary's
+    parameters and their defaults, where only the specializations are defined)."""
+    name = node.child_by_field_name("name")
+    return node.child_by_field_name("body") is None and name is not None and name.type != "template_type"
 
 
 def _in_record(node: Node) -> bool:

@@ -320,6 +320,9 @@ class StructDef(Node):
     #: Unnamed structs and unions defined inside (anonymous members, or members of an
     #: unnamed type), under the names the members' types refer to.
     nested: list[StructDef] = field(default_factory=list)
+    #: False for a class template only declared (``template <class T> struct S;``): its primary's
+    #: parameters and defaults, no definition.
+    defined: bool = True
 
 
 @dataclass(slots=True, eq=False)

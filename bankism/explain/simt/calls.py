@@ -152,6 +152,8 @@ class Calls:
                 raise BankismError(unreadable[0].error)
             raise Failure(expr, f"unsupported construct: no device function {expr.function} with "
                                 f"{len(expr.args)} argument(s)")
+        if len(candidates) > 1:  # `load(frag<use_a, N> &)` against `load(frag<use_b, N> &)`
+            candidates = self.instance_candidates(candidates, expr, mask) or candidates
         if len(candidates) == 1:
             args = list(expr.args) + [p.default for p in candidates[0].params[given:]]
             return self.invoke(candidates[0], expr, mask, args=args, explicit=expr.template_args)
@@ -363,12 +365,13 @@ class Calls:
                 value = self._argument(position, mask, args, values)
                 if isinstance(value, Group):
                     return constant(C.INT, value.size)
-                if isinstance(value, Struct) and value.type.info is not None:
+                bound = (self.deduce_from_instance(function, type_name, value) or {}).get(name)  # by position
+                if bound is None and isinstance(value, Struct) and value.type.info is not None:
                     bound = value.type.info.bindings.get(name)
-                    if isinstance(bound, TypeAlias):
-                        return bound.type
-                    if isinstance(bound, Scalar):
-                        return bound
+                if isinstance(bound, TypeAlias):
+                    return bound.type
+                if isinstance(bound, Scalar):
+                    return bound
         return None
 
     # --- member functions, lambdas ------------------------------------------------------------

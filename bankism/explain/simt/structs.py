@@ -17,6 +17,7 @@ from bankism.explain.simt.bindings import CompLV, Frame, MemLV, TypeAlias, Varia
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray
 from bankism.explain.simt.records import BASE_PREFIX
+from bankism.explain.simt.specializations import Specializations
 from bankism.explain.simt.values import Failure, Mask, Struct, Value, constant
 
 #: Where a struct object keeps what its reference member ``m`` is bound to: ``fields["&m"]``.
@@ -35,6 +36,8 @@ class StructInfo:
     #: Reference members (``Span &tile;``): no storage here; each object holds what its
     #: constructor bound them to (``Struct.fields["&tile"]``).
     references: dict[str, S.TypeName] = field(default_factory=dict)
+    #: The template arguments, the primary's defaults included (matching nested template-ids).
+    arguments: tuple = ()
 
 
 def _key(value: object) -> object:
@@ -47,7 +50,7 @@ def _key(value: object) -> object:
 _NAMESPACES = frozenset({"std", "nvcuda", "wmma", "cuda", "cooperative_groups", "cg", "__gnu_cxx"})
 
 
-class Structs:
+class Structs(Specializations):
     """Struct types and values (a mixin of ``Machine``)."""
 
     def named_struct(self, name: str, args: list | None, node: S.Node, mask: Mask) -> CType | None:
@@ -81,12 +84,12 @@ class Structs:
         cached = self._struct_types.get(key)
         if cached is not None:
             return cached
-        chosen, bindings = self._choose_definition(definitions, values, node)
+        chosen, bindings, arguments = self.choose_definition(definitions, values, node)
         if chosen.error is not None:
             raise BankismError(chosen.error)
         if enclosing is not None:  # its names are the enclosing struct's (template parameters too)
             bindings = {**enclosing[1], **bindings}
-        info = StructInfo(chosen, bindings)
+        info = StructInfo(chosen, bindings, arguments=tuple(arguments))
         label = name + (f"<{', '.join(v.name if isinstance(v, CType) else str(v) for v in values)}>"
                         if values else "")
         if enclosing is not None:
@@ -146,48 +149,6 @@ class Structs:
                 return self.template_value(arg, mask)
             return self.resolve_type(arg, mask)
         return self.integer_constant(arg, mask, "template argument")
-
-    def _choose_definition(self, definitions: list[S.StructDef], values: list,
-                           node: S.Node) -> tuple[S.StructDef, dict[str, object]]:
-        mask = Mask(np.ones(self.threads, bool), True, False)
-        for definition in definitions:
-            if definition.specialization is None or len(definition.specialization) != len(values):
-                continue
-            if definition.template_params:
-                continue
-            wanted = [self._template_argument_value(a, mask) for a in definition.specialization]
-            if [_key(v) for v in wanted] == [_key(v) for v in values]:
-                return definition, {}
-        primary = [d for d in definitions if d.specialization is None]
-        if not primary:
-            raise Failure(node, f"unsupported construct: no definition of {definitions[0].name} for these "
-                                "template arguments")
-        definition = primary[-1]
-        if len(values) > len(definition.template_params):
-            raise Failure(node, f"{definition.name} takes {len(definition.template_params)} template "
-                                f"argument(s), not {len(values)}")
-        bindings: dict[str, object] = {}
-        for i, param in enumerate(definition.template_params):
-            if i < len(values):
-                value = values[i]
-            elif param.default is not None:  # it may name the parameters before it: `int S = kCols`
-                self.frames.append(Frame(self.kernel, [dict(self.globals), dict(bindings)],
-                                         np.zeros(self.threads, bool), None))
-                try:
-                    value = self._template_argument_value(param.default, mask)
-                finally:
-                    self.frames.pop()
-            else:
-                raise Failure(node, f"template parameter {param.name} of {definition.name} has no value")
-            if param.is_type:
-                if not isinstance(value, CType):
-                    raise Failure(node, f"template argument for {param.name} must be a type")
-                bindings[param.name] = TypeAlias(value)
-            else:
-                if isinstance(value, CType):
-                    raise Failure(node, f"template argument for {param.name} must be a value")
-                bindings[param.name] = constant(C.INT, int(value))
-        return definition, bindings
 
     # --- values ------------------------------------------------------------------------------
 
