@@ -3,6 +3,7 @@ per thread with NumPy in the C type CUDA computes them in."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -65,6 +66,8 @@ for _names, _function in (
     (("sinf", "sin", "__sinf"), np.sin),
     (("cosf", "cos", "__cosf"), np.cos),
     (("tanhf", "tanh"), np.tanh),
+    (("erff", "erf"), np.vectorize(math.erf, otypes=[float])),
+    (("erfcf", "erfc"), np.vectorize(math.erfc, otypes=[float])),
     (("floorf", "floor"), np.floor),
     (("ceilf", "ceil"), np.ceil),
     (("truncf", "trunc"), np.trunc),

@@ -289,6 +289,7 @@ def _cvta_to_shared(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
 
 
 BUILTINS["__cvta_generic_to_shared"] = _cvta_to_shared
+BUILTINS["__nvvm_get_smem_pointer"] = _cvta_to_shared  # the same address (NVVM's intrinsic for it)
 
 #: Names refused as built-ins: a function of the file by one of these names is always its own.
 UNSUPPORTED = ("asm", "__isShared", "cp_async", "__pipeline_memcpy_async", "ldmatrix", "wmma")

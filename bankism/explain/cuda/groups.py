@@ -47,6 +47,11 @@ def _this_grid(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return Group(C.GROUP, "grid", grid[0] * grid[1] * grid[2] * machine.threads)
 
 
+def _this_thread(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
+    """cg::this_thread(): the calling thread alone, a tile of one of the block."""
+    return Group(C.GROUP, "tile", 1, None, machine.threads)
+
+
 def _this_cluster(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     return Group(C.GROUP, "cluster", machine.threads)
 
@@ -274,6 +279,7 @@ def group_method(machine: SimtMachine, group: Group, expr: S.MethodCall, mask: M
 
 
 BUILTINS["this_thread_block"] = _this_thread_block
+BUILTINS["this_thread"] = _this_thread
 BUILTINS["this_grid"] = _this_grid
 BUILTINS["this_cluster"] = _this_cluster
 BUILTINS["this_multi_grid"] = _this_grid

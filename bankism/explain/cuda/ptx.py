@@ -176,7 +176,9 @@ def _statement(asm: Asm, text: str, index: int) -> PtxStatement:
         text = text.strip()
     if re.match(r"^[\w$]+:", text):
         raise PtxSyntaxError(f"labels in inline PTX are not supported: `{text}`")
-    opcode, _, rest = text.partition(" ")
+    # the opcode ends at a space, or where its operands start without one (`...f32{%0, %1}` is valid PTX)
+    found = re.match(r"([\w.$:]+)\s*(.*)", text, re.S)
+    opcode, rest = (found.group(1), found.group(2)) if found else text.partition(" ")[::2]
     if opcode.startswith("."):
         operands = [Operand("reg", rest.strip())]
     else:

@@ -154,13 +154,13 @@ class _QuietPreprocessor(Preprocessor):
             self.include_depth -= 1
 
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):  # noqa: ANN001
-        if not is_system_include and includepath not in self.missing:
+        # a toolkit header written with quotes (`#include "cuda_fp16.h"`) is not missing: explain models it
+        if not is_system_include and includepath not in self.missing and not _toolkit_header(includepath):
             self.missing.append(includepath)
         raise OutputDirective(Action.IgnoreAndRemove)
 
     def on_file_open(self, is_system_include, includepath):  # noqa: ANN001
-        parts = os.path.normpath(includepath).split(os.sep)
-        if any("/".join(parts[-n:]) in SKIPPED_HEADERS for n in (1, 2, 3)):
+        if _toolkit_header(includepath):
             raise OSError(f"{includepath}: a toolkit header explain models itself")
         if os.path.isdir(includepath):
             raise OSError(f"{includepath}: a directory")
@@ -192,6 +192,12 @@ class _QuietPreprocessor(Preprocessor):
                 self.forced_unroll.add((directive.source, directive.lineno))
             raise OutputDirective(Action.IgnoreAndRemove)
         return super().on_directive_unknown(directive, toks, ifpassthru, precedingtoks)
+
+
+def _toolkit_header(path: str) -> bool:
+    """Whether ``path`` names a header of the toolkit or the C++ library that explain models itself."""
+    parts = os.path.normpath(path).split(os.sep)
+    return any("/".join(parts[-n:]) in SKIPPED_HEADERS for n in (1, 2, 3))
 
 
 def preprocess(source: str, filename: str, defines: dict[str, str] | None = None,

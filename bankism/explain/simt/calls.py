@@ -26,7 +26,7 @@ from bankism.explain.simt.bindings import (
     VarLV,
 )
 from bankism.explain.simt.ctype import CType
-from bankism.explain.simt.overloads import most_specialized
+from bankism.explain.simt.overloads import best_overload, most_specialized
 from bankism.explain.simt.records import member_path, method_path
 from bankism.explain.simt.values import (
     Closure,
@@ -164,45 +164,13 @@ class Calls:
         # function templates a call matches alike, all deduced (explicit arguments change the deduction)
         function = most_specialized(candidates, [v.type for v in values]) if not expr.template_args and all(
             f.template_params for f in candidates) else None
-        function = function or self._overload(candidates, values, expr, mask)
+        function = function or best_overload(self, candidates, values, expr, mask)
         if any(p.type.reference for p in function.params) and not any(
                 isinstance(n, S.Assign | S.IncDec | S.Call | S.MethodCall) for n in S.walk(list(expr.args))):
             # bind the chosen overload's references to the arguments themselves (evaluating
             # them again is harmless: they have no side effects)
             return self.invoke(function, expr, mask, args=expr.args, explicit=expr.template_args)
         return self.invoke(function, expr, mask, values=values, explicit=expr.template_args)
-
-    def _overload(self, candidates: list[S.Function], values: list[Value], expr: S.Node,
-                  mask: Mask) -> S.Function:
-        """The overload whose parameter types match the argument types best (exact type, then
-        same kind); several equally good ones are refused."""
-        scored = []
-        for function in candidates:
-            if function.error is not None or function.template_params:
-                scored.append((0, function))
-                continue
-            score = 1
-            frame = Frame(function, [{}], np.zeros(self.threads, bool), None)
-            self.frames.append(frame)
-            try:
-                args = getattr(expr, "args", None) or [None] * len(values)
-                for param, value, arg in zip(function.params, values, args, strict=False):
-                    score += C.argument_fit(self.resolve_type(param.type, mask), value.type)
-                    if param.type.reference and not param.type.const:
-                        # T& binds only an lvalue, and binds it better than const T& does
-                        lvalue = isinstance(arg, S.Name | S.Subscript | S.Member) or (
-                            isinstance(arg, S.Unary) and arg.op == "*")
-                        score += 1 if lvalue else -1
-            except (Failure, BankismError):
-                score = -1
-            finally:
-                self.frames.pop()
-            scored.append((score, function))
-        scored.sort(key=lambda item: -item[0])
-        if len(scored) > 1 and scored[0][0] == scored[1][0]:
-            raise Failure(expr, f"unsupported construct: several overloads of {candidates[0].name} match "
-                                f"{len(values)} argument(s)")
-        return scored[0][1]
 
     def invoke(self, function: S.Function, expr: S.Node, mask: Mask, args: list[S.Expr] | None = None,
                values: list[Value] | None = None, this: object = None, this_type: CType | None = None,
@@ -220,7 +188,7 @@ class Calls:
             values = [None if isinstance(a, S.InitList) else self.argument_value(a, mask)
                       if i < len(params) and params[i].type.reference else self.eval(a, mask)
                       for i, a in enumerate(args)]
-        self._bind_template(function, expr, scope, mask, explicit or [], args, values)
+        self.bind_template(function, expr, scope, mask, explicit or [], args, values)
         self.frames.append(frame)
         try:
             if function.return_type.base != "auto":
@@ -282,7 +250,7 @@ class Calls:
             return C.pointer_to(self.resolve_type(pointee, mask))
         return self.resolve_type(type_name, mask)
 
-    def _bind_template(
+    def bind_template(
         self,
         function: S.Function,
         expr: S.Node,
@@ -410,9 +378,13 @@ class Calls:
     def _object_target(self, expr: S.Expr, mask: Mask) -> object | None:
         """The object of ``obj.f()`` when it is one of the OBJECT_METHODS kinds (a
         ``cuda::barrier`` in shared memory, ``(*bar_ptr)``, a pipeline), else None."""
-        if isinstance(expr, S.Name):
-            binding = self._find_local(expr.name) or self.globals.get(expr.name)
-            if getattr(binding, "type", None) is None or binding.type.kind not in OBJECT_METHODS:
+        root = expr
+        while isinstance(root, S.Subscript):  # an element of an array of them (``bars[stage].wait()``)
+            root = root.base
+        if isinstance(root, S.Name):
+            binding = self._find_local(root.name) or self.globals.get(root.name)
+            element = C.array_shape(binding.type)[1] if getattr(binding, "type", None) is not None else None
+            if element is None or element.kind not in OBJECT_METHODS:
                 return None
         elif not (isinstance(expr, S.Unary) and expr.op == "*"):
             return None

@@ -288,6 +288,12 @@ class Lvalues:
             )
         if t.kind == "ptr":
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
+        if region.size == 0:
+            raise Failure(
+                target.node,
+                f"extern __shared__ array {region.name} has no size: give "
+                "--dynamic-smem BYTES or launch with <<<grid, block, BYTES>>>",
+            )
         maybe = self.running_not_known(mask)
         if maybe is not None:
             self._not_counted(target, mask, op, atomic_op, maybe)
@@ -295,12 +301,6 @@ class Lvalues:
             self._not_counted(target, mask, op, atomic_op,
                               f"the addresses depend on {target.taint or 'values not known'}")
         offsets = per_thread(np.asarray(target.offset, np.int64), self.threads)
-        if region.size == 0:
-            raise Failure(
-                target.node,
-                f"extern __shared__ array {region.name} has no size: give "
-                "--dynamic-smem BYTES or launch with <<<grid, block, BYTES>>>",
-            )
         running = offsets[mask.arr]
         bad = (running < 0) | (running + t.size > region.size)
         if bad.any():

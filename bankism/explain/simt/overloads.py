@@ -8,8 +8,15 @@ them; a call with explicit template arguments is not ordered here. Enough for th
 
 from __future__ import annotations
 
+import numpy as np
+
+from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.simt import ctype as C
+from bankism.explain.simt.bindings import Frame
 from bankism.explain.simt.ctype import CType
+from bankism.explain.simt.machine import SimtMachine
+from bankism.explain.simt.values import Failure, Mask, Value
 
 #: One parameter's shape: (template type parameter name or None, the written type otherwise, pointers).
 Shape = tuple[str | None, str, int]
@@ -65,3 +72,44 @@ def most_specialized(candidates: list[S.Function], argument_types: list[CType]) 
                                      and not at_least_as_specialized(other, function)) for other in viable):
             return function
     return None
+
+
+def best_overload(machine: SimtMachine, candidates: list[S.Function], values: list[Value], expr: S.Node,
+                  mask: Mask) -> S.Function:
+    """The overload whose parameter types match the argument types best (exact type, then
+    same kind); several equally good ones are refused."""
+    scored = []
+    for function in candidates:
+        if function.error is not None:
+            scored.append((0, function))
+            continue
+        score = 1
+        scope: dict[str, object] = {}
+        if function.template_params:  # its parameters' types with the template's arguments bound
+            try:
+                machine.bind_template(function, expr, scope, mask, getattr(expr, "template_args", None) or [],
+                                    None, values)
+            except (Failure, BankismError):
+                scored.append((0, function))
+                continue
+        frame = Frame(function, [scope], np.zeros(machine.threads, bool), None)
+        machine.frames.append(frame)
+        try:
+            args = getattr(expr, "args", None) or [None] * len(values)
+            for param, value, arg in zip(function.params, values, args, strict=False):
+                score += C.argument_fit(machine.resolve_type(param.type, mask), value.type)
+                if param.type.reference and not param.type.const:
+                    # T& binds only an lvalue, and binds it better than const T& does
+                    lvalue = isinstance(arg, S.Name | S.Subscript | S.Member) or (
+                        isinstance(arg, S.Unary) and arg.op == "*")
+                    score += 1 if lvalue else -1
+        except (Failure, BankismError):
+            score = -1
+        finally:
+            machine.frames.pop()
+        scored.append((score, function))
+    scored.sort(key=lambda item: -item[0])
+    if len(scored) > 1 and scored[0][0] == scored[1][0]:
+        raise Failure(expr, f"unsupported construct: several overloads of {candidates[0].name} match "
+                            f"{len(values)} argument(s)")
+    return scored[0][1]

@@ -1,0 +1,60 @@
+"""Constructs a held-out scout (scout 8: 131 public kernels of 37 repositories) met, each checked on a kernel
+of our own (tests/data/explain/heldout/scout8_constructs.cu): PTX whose opcode runs into its operands' brace,
+erff, __nvvm_get_smem_pointer, cg::this_thread(), function templates told apart by a parameter's type, a
+member function of one element of an array of barriers, and an extern array without a size that only
+listed accesses touch."""
+
+from __future__ import annotations
+
+import pytest
+
+from bankism.errors import BankismError
+from bankism.explain import ExplainOptions, explain
+from tests.test_explain_support import DATA, run, site
+
+KERNELS = DATA / "heldout" / "scout8_constructs.cu"
+
+
+def _counts(report: dict, line: int, array: str, op: str) -> tuple[int, int, int]:
+    found = site(report, line, array, op)
+    return found["instructions"], found["wavefronts"], found["conflicts"]
+
+
+def test_ptx_without_a_space_before_its_operands_and_the_math_that_sets_strides():
+    report = run(KERNELS, kernel="ptx_math")
+    assert _counts(report, 15, "s", "load") == (1, 2, 0)  # ld.shared.v2.u32{...}: one LDS.64, 256 bytes
+    assert _counts(report, 16, "s", "store") == (1, 2, 1)  # stride 2 words: 2-way
+    assert _counts(report, 18, "s", "store") == (1, 8, 7)  # (int)(erff(1) * 10) = 8: 8-way
+    assert _counts(report, 21, "s", "store") == (1, 4, 3)  # __nvvm_get_smem_pointer differences: stride 4
+    assert _counts(report, 23, "s", "store") == (1, 1, 0)  # this_thread(): size 1, rank 0
+
+
+def test_the_overload_whose_parameter_type_matches_the_argument_exactly_is_called():
+    report = run(KERNELS, kernel="overloads")
+    assert _counts(report, 31, "s", "load") == (1, 2, 1)  # step(T *, unsigned): stride 2, not 32
+    assert not [s for s in report["sites"] if s["line"] == 30]
+
+
+def test_a_member_function_of_an_element_of_an_array_of_barriers():
+    """Regression: ``bars[stage].arrive_and_wait()`` read the barrier as a value (an internal error)."""
+    report = run(KERNELS, kernel="barrier_array")
+    assert _counts(report, 50, "s", "ldgsts") == (8, 8, 0)
+    assert _counts(report, 53, "s", "load") == (4, 4, 0)
+
+
+def test_an_extern_array_without_a_size_refuses_even_where_its_accesses_would_be_listed():
+    """Regression: a store into a 0-byte extern array, under a bound nobody gave, was listed as not counted
+    (a report of accesses into an array of no bytes) instead of asking for its size."""
+    source = ("__global__ void k(int *data, int size) { extern __shared__ int shared[];\n"
+              "  int *tail = shared + size;\n"
+              "  for (int i = threadIdx.x; i < size; i += blockDim.x) tail[i] = data[i]; }\n")
+    with pytest.raises(BankismError, match="k.cu:3: extern __shared__ array shared has no size"):
+        explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(128, 1, 1)))
+
+
+def test_a_toolkit_header_written_with_quotes_is_not_named_missing():
+    source = ('#include "cuda_fp16.h"\n#include "mma.h"\n#include "tiles.cuh"\n'
+              "__global__ void k(float *o) { __shared__ float s[32]; s[threadIdx.x] = 1; o[0] = s[0]; }\n")
+    words = r'no __global__ function named nope; it defines k; #include "tiles.cuh" not found'
+    with pytest.raises(BankismError, match=words):
+        explain(source, "k.cu", ExplainOptions(kernel="nope", block=(32, 1, 1)))
