@@ -6,12 +6,15 @@ of a launch occupy ``E / SMs`` cycles of each SM's pipe, E being the launch's ex
 trace's wavefronts minus its ideal, scaled to the whole launch). Removing them saves
 
     saved cycles = min(E / SMs,                      the pipe time the conflicts take,
-                       s * C,                         the time warps spent waiting on the pipe,
+                       s * C * (E / W)^a,             the time warps spent waiting on the conflicts,
                        C - SM floor)                  what the SM's other work leaves,
 
-where C is the launch's elapsed SM cycles and s the share of each warp's cycles stalled on the shared
+where C is the launch's elapsed SM cycles, s the share of each warp's cycles stalled on the shared
 pipe (ncu's short-scoreboard and MIO-throttle stalls per issued instruction, over the cycles per issued
-instruction). The SM floor is a p-norm of the SM units' busy cycles after the fix: issue slots, the L1
+instruction) and W the launch's shared wavefronts: a kernel still waits on shared memory after the fix
+(the base latency of its loads), and (E / W)^a is the share of the waiting its conflicts cause (a = 0.5,
+fitted; the held-out public GEMMs waited almost as long after their fix, docs/time.md "Waiting after the
+fix"). The SM floor is a p-norm of the SM units' busy cycles after the fix: issue slots, the L1
 data pipe without the excess wavefronts, and the tensor, FMA, ALU and FP64 pipes. Memory does not slow
 with the SM clock: the launch takes at least its DRAM busy time over the share of peak DRAM reaches in
 practice, in nanoseconds, at any SM clock. L2's throughput is not a floor: on the H100 its top sub-unit is
@@ -45,12 +48,16 @@ class Parameters:
     norm: float
     #: share of DRAM's peak a launch reaches when DRAM bounds it
     memory_efficiency: float
+    #: exponent a of the share (E / W)^a of the shared-pipe waiting that the conflicts cause
+    wait_exponent: float = 0.5
 
 
 #: Fitted on the 12 in-house pairs of traces/timing and the 5 public pairs whose fix keeps the instructions
 #: and the occupancy (traces/timing/public); every in-house pair within ±10 points when held out of the fit
-#: (docs/time.md, "Fitting").
-PARAMETERS = Parameters(norm=3.0, memory_efficiency=0.86)
+#: (docs/time.md, "Fitting"). The wait exponent was added after 12 more public pairs (traces/timing/public/
+#: heldout_pairs.json) showed the model overstating GEMMs that still wait on shared memory after their fix;
+#: fitted on the same 17 pairs (grid 0 to 2), it leaves p and the efficiency where they were.
+PARAMETERS = Parameters(norm=3.0, memory_efficiency=0.86, wait_exponent=0.5)
 
 
 @dataclass(frozen=True)
@@ -75,7 +82,7 @@ class Caps:
     """The three limits on the SM cycles removing the conflicts can save (``model`` docstring)."""
 
     excess_cycles: float  # E / SMs: the pipe cycles the conflicts occupy
-    waiting_cycles: float  # s * C: the cycles warps spend waiting on the shared pipe
+    waiting_cycles: float  # s * C * (E / W)^a: the cycles warps spend waiting on the conflicts
     floor_cycles: float  # the SM floor after the fix
     elapsed_cycles: float  # C
 
@@ -120,6 +127,15 @@ def shared_wait_share(time: LaunchTime) -> float:
     return min(1.0, waiting / time.warp_cycles_per_issue)
 
 
+def conflict_wait_share(time: LaunchTime, excess_wavefronts: float, exponent: float) -> float:
+    """The share (E / W)^a of the launch's shared-pipe waiting its conflicts cause (1 where the trace has no
+    shared wavefront count): the rest is the base latency of its shared accesses, which a fix keeps."""
+    wavefronts = time.shared_wavefronts
+    if not wavefronts or wavefronts <= 0:
+        return 1.0
+    return min(1.0, max(0.0, excess_wavefronts) / wavefronts) ** exponent
+
+
 def sm_floor_cycles(time: LaunchTime, excess_wavefronts: float, norm: float) -> float:
     """The p-norm of the SM units' busy cycles once the excess wavefronts are gone (issue, L1 data pipe,
     arithmetic pipes)."""
@@ -148,7 +164,8 @@ def predict(
     cycles = time.sm_cycles
     caps = Caps(
         excess_cycles=max(0.0, excess_wavefronts) / time.sm_count,
-        waiting_cycles=shared_wait_share(time) * cycles,
+        waiting_cycles=shared_wait_share(time) * cycles
+        * conflict_wait_share(time, excess_wavefronts, parameters.wait_exponent),
         floor_cycles=sm_floor_cycles(time, excess_wavefronts, parameters.norm),
         elapsed_cycles=cycles,
     )
