@@ -108,7 +108,8 @@ class LaunchFix:
                        "saved_ns": s.saved_ns} for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],
             "parameters": {"norm": self.parameters.norm,
-                           "memory_efficiency": self.parameters.memory_efficiency},
+                           "memory_efficiency": self.parameters.memory_efficiency,
+                           "wait_exponent": self.parameters.wait_exponent},
         }
 
 
