@@ -10,7 +10,7 @@ import pytest
 
 from bankism.errors import BankismError
 from bankism.explain import ExplainOptions, explain
-from tests.test_explain_support import DATA, run, site
+from tests.test_explain_support import DATA, listed, run, site
 
 KERNELS = DATA / "heldout" / "scout8_constructs.cu"
 
@@ -58,3 +58,21 @@ def test_a_toolkit_header_written_with_quotes_is_not_named_missing():
     words = r'no __global__ function named nope; it defines k; #include "tiles.cuh" not found'
     with pytest.raises(BankismError, match=words):
         explain(source, "k.cu", ExplainOptions(kernel="nope", block=(32, 1, 1)))
+
+
+def test_a_wgmma_step_runs_with_its_descriptor_and_says_what_it_does_not_count():
+    """A generic address of shared memory turned into an integer (a wgmma descriptor) is an unknown value, a
+    `.reg.pred` declared without a space is read, and wgmma.mma_async's operand reads are named as not
+    counted; the threads' own stores of the tile are counted (nvcc 13.0, sm_90a: STS.U16, one HGMMA)."""
+    report = run(DATA / "heldout" / "wgmma_descriptor.cu")
+    assert _counts(report, 17, "tile", "store") == (16, 16, 0)  # 512 halves by 128 threads: 4 per warp
+    assert any("wgmma.mma_async reads its shared-memory operands through matrix descriptors" in note
+               for note in report["assumptions"])
+
+
+def test_a_generic_shared_address_used_as_an_index_is_listed_not_counted():
+    source = ("#include <cstdint>\n__global__ void k(float *o) { __shared__ float s[64];\n"
+              "  uint64_t a = reinterpret_cast<uint64_t>(&s[threadIdx.x]);\n"
+              "  s[(a >> 2) % 64] = 1.f; o[threadIdx.x] = s[threadIdx.x]; }\n")
+    report = explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(32, 1, 1)))
+    assert listed(report, 4, "the generic address of shared memory (s)")["instructions"] == 1

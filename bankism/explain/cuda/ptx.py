@@ -179,6 +179,9 @@ def _statement(asm: Asm, text: str, index: int) -> PtxStatement:
     # the opcode ends at a space, or where its operands start without one (`...f32{%0, %1}` is valid PTX)
     found = re.match(r"([\w.$:]+)\s*(.*)", text, re.S)
     opcode, rest = (found.group(1), found.group(2)) if found else text.partition(" ")[::2]
+    if opcode.startswith(".") and "." in opcode[1:]:  # `.reg.pred p;`: the directive, then its type
+        head, _, tail = opcode[1:].partition(".")
+        opcode, rest = "." + head, f".{tail} {rest}"
     if opcode.startswith("."):
         operands = [Operand("reg", rest.strip())]
     else:

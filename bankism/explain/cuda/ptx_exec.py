@@ -223,6 +223,12 @@ class InlinePtx(PtxSharedMemory):
                                   self._read(a, state, stmt, mask, t), self._read(b, state, stmt, mask, t),
                                   stmt), state, stmt, mask)
         elif any(opcode.startswith(p) or opcode == p.rstrip(".") for p in NO_SHARED_ACCESS):
+            if head == "wgmma" and "mma_async" in parts:
+                note = (f"{stmt.file or self.context.filename}:{stmt.line}: wgmma.mma_async reads its "
+                        "shared-memory operands through matrix descriptors: explain does not count those "
+                        "reads (no rule measured for them), only the other accesses")
+                if note not in self.notes:
+                    self.notes.append(note)
             first = stmt.operands[0] if stmt.operands else None
             self._unknown_into(first, state, stmt, mask, TYPES.get(parts[-1], C.UINT),
                                f"registers written by inline PTX {opcode}")

@@ -417,6 +417,10 @@ class Expressions:
             # `reinterpret_cast<size_t>(p) % 16` (an alignment test): where global memory lies is
             # not known, so neither is the address
             return unknown(t, f"the address of global memory ({value.region.name})")
+        if isinstance(value, Pointer) and isinstance(value.region, SharedVariable) and t.is_integer:
+            # a generic address of shared memory (`reinterpret_cast<uint64_t>(&tile[0])`, a wgmma descriptor's
+            # start address): where the shared window lies in the generic space is not known
+            return unknown(t, f"the generic address of shared memory ({value.region.name})")
         if expr.style == "reinterpret":
             raise Failure(expr, "unsupported construct: reinterpret_cast to a non-pointer type")
         return self.coerce(value, t, expr)
