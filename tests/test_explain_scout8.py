@@ -42,14 +42,18 @@ def test_a_member_function_of_an_element_of_an_array_of_barriers():
     assert _counts(report, 53, "s", "load") == (4, 4, 0)
 
 
-def test_an_extern_array_without_a_size_refuses_even_where_its_accesses_would_be_listed():
-    """Regression: a store into a 0-byte extern array, under a bound nobody gave, was listed as not counted
-    (a report of accesses into an array of no bytes) instead of asking for its size."""
+def test_an_extern_array_without_a_size_is_named_where_its_accesses_are_listed():
+    """A store into a 0-byte extern array, under a bound nobody gave, is listed as not counted and the listing
+    says the array has no size (it read as accesses into an array of no bytes); counted accesses refuse."""
     source = ("__global__ void k(int *data, int size) { extern __shared__ int shared[];\n"
               "  int *tail = shared + size;\n"
               "  for (int i = threadIdx.x; i < size; i += blockDim.x) tail[i] = data[i]; }\n")
+    report = explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(128, 1, 1)))
+    assert listed(report, 3, "extern __shared__ array shared has no size: give --dynamic-smem BYTES")
+    counted = source.replace("tail[i] = data[i]", "shared[threadIdx.x] = data[i]")
+    counted = counted.replace("i < size", "i < 128")
     with pytest.raises(BankismError, match="k.cu:3: extern __shared__ array shared has no size"):
-        explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(128, 1, 1)))
+        explain(counted, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(128, 1, 1)))
 
 
 def test_a_toolkit_header_written_with_quotes_is_not_named_missing():
@@ -76,3 +80,15 @@ def test_a_generic_shared_address_used_as_an_index_is_listed_not_counted():
               "  s[(a >> 2) % 64] = 1.f; o[threadIdx.x] = s[threadIdx.x]; }\n")
     report = explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(32, 1, 1)))
     assert listed(report, 4, "the generic address of shared memory (s)")["instructions"] == 1
+
+
+def test_a_specialization_for_a_type_explain_does_not_know_is_passed_over():
+    """Regression (scout 5 after partial specializations landed): `Tile<wmma::precision::tf32>` among the full
+    specializations refused every use of Tile with 'unknown name tf32'."""
+    source = ("#include <mma.h>\ntemplate <typename T> struct Tile { static const int K = 16; };\n"
+              "template <> struct Tile<nvcuda::wmma::precision::tf32> { static const int K = 8; };\n"
+              "template <> struct Tile<float> { static const int K = 4; };\n"
+              "__global__ void k(float *o) { __shared__ float s[256];\n"
+              "  s[threadIdx.x * Tile<float>::K] = 1.f; o[threadIdx.x] = s[threadIdx.x]; }\n")
+    report = explain(source, "k.cu", ExplainOptions(grid=(1, 1, 1), block=(32, 1, 1)))
+    assert _counts(report, 6, "s", "store") == (1, 4, 3)  # stride 4 words: 4-way

@@ -288,18 +288,17 @@ class Lvalues:
             )
         if t.kind == "ptr":
             raise Failure(target.node, "unsupported construct: pointers stored in shared memory")
-        if region.size == 0:
-            raise Failure(
-                target.node,
-                f"extern __shared__ array {region.name} has no size: give "
-                "--dynamic-smem BYTES or launch with <<<grid, block, BYTES>>>",
-            )
+        no_size = (f"extern __shared__ array {region.name} has no size: give "
+                   "--dynamic-smem BYTES or launch with <<<grid, block, BYTES>>>") if region.size == 0 else ""
+        also = f" (and {no_size})" if no_size else ""  # a listed access says its array has no size
         maybe = self.running_not_known(mask)
         if maybe is not None:
-            self._not_counted(target, mask, op, atomic_op, maybe)
+            self._not_counted(target, mask, op, atomic_op, maybe + also)
         if target.known is not True and not all_known(target.known, mask):
             self._not_counted(target, mask, op, atomic_op,
-                              f"the addresses depend on {target.taint or 'values not known'}")
+                              f"the addresses depend on {target.taint or 'values not known'}{also}")
+        if no_size:
+            raise Failure(target.node, no_size)
         offsets = per_thread(np.asarray(target.offset, np.int64), self.threads)
         running = offsets[mask.arr]
         bad = (running < 0) | (running + t.size > region.size)

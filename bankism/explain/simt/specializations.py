@@ -220,7 +220,11 @@ class Specializations:
         if not _mentions(pattern, params):
             if _opaque_inside(term):
                 return False
-            return term_of(self._evaluate_pattern(pattern, {})) == term
+            try:
+                written = self._evaluate_pattern(pattern, {})
+            except (Failure, BankismError):  # a type explain does not know (wmma::precision::tf32) is no
+                return False  # argument it was given: that specialization is not the one named
+            return term_of(written) == term
         if isinstance(pattern, S.Name) and pattern.name in params and not pattern.scope:
             return _bind(params[pattern.name], term, deduced)
         if isinstance(pattern, S.TypeName) and not pattern.dims and pattern.decltype is None \
