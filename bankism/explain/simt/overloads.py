@@ -3,7 +3,8 @@
 Limits: only parameters written as a template type parameter (``T``, ``T*``, ``const T&``) are deduced;
 any other parameter takes its argument by conversion and must be written alike in both templates to order
 them; a call with explicit template arguments is not ordered here. Enough for the usual helper pairs,
-``ceilDiv(T, T)`` against ``ceilDiv(T1, T2)``.
+``ceilDiv(T, T)`` against ``ceilDiv(T1, T2)``. Overloads (templates or not) that partial ordering does not
+settle are ranked by how well each parameter's type fits its argument (``best_overload``).
 """
 
 from __future__ import annotations
@@ -87,8 +88,8 @@ def best_overload(machine: SimtMachine, candidates: list[S.Function], values: li
         scope: dict[str, object] = {}
         if function.template_params:  # its parameters' types with the template's arguments bound
             try:
-                machine.bind_template(function, expr, scope, mask, getattr(expr, "template_args", None) or [],
-                                    None, values)
+                explicit = getattr(expr, "template_args", None) or []
+                machine.bind_template(function, expr, scope, mask, explicit, None, values)
             except (Failure, BankismError):
                 scored.append((0, function))
                 continue
