@@ -52,23 +52,25 @@ def main(device: str, results: str) -> None:
             "per_class": saved.get("classes"),
             "explain_trace": _trace_summary(Path(results) / f"{entry['name']}.trace.json"),
         })
+    write_check(OUT, (
+        "explain line by line against the H100 trace of 8 public kernels from 7 repositories of scout 7 "
+        "(none used by an earlier scout); each run once by a driver of our own outside the repository, "
+        "every block recorded with `bankism record --blocks all`. block_0: explain's block (0,0,0) "
+        "beside the trace's SASS in the same block; per_class: explain x blocks beside the trace's "
+        "engine counts and ncu; explain_trace: `bankism explain --trace` run here on the returned "
+        "traces (16 blocks spread over the grid), null where the trace's records exceeded what the "
+        "call could return"), "device call 1 of this session (.carry/scout7check/run.sh)", kernels)
+
+
+def write_check(out: Path, description: str, run: str, kernels: list[dict]) -> None:
+    """Write one explain check's JSON (format bankism-explain-check) with the H100's environment."""
     doc = {
-        "format": "bankism-explain-check", "version": 1,
-        "description": (
-            "explain line by line against the H100 trace of 8 public kernels from 7 repositories of scout 7 "
-            "(none used by an earlier scout); each run once by a driver of our own outside the repository, "
-            "every block recorded with `bankism record --blocks all`. block_0: explain's block (0,0,0) "
-            "beside the trace's SASS in the same block; per_class: explain x blocks beside the trace's "
-            "engine counts and ncu; explain_trace: `bankism explain --trace` run here on the returned "
-            "traces (16 blocks spread over the grid), null where the trace's records exceeded what the "
-            "call could return"),
+        "format": "bankism-explain-check", "version": 1, "description": description,
         "environment": {"gpu": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "cuda": "13.0 (V13.0.88)",
-                        "ncu": "2025.3.1.0 (build 36398880)", "date": "2026-11-25",
-                        "run": "device call 1 of this session (.carry/scout7check/run.sh)"},
+                        "ncu": "2025.3.1.0 (build 36398880)", "date": "2026-11-25", "run": run},
         "kernels": kernels,
     }
-    OUT.write_text(json.dumps(doc, indent=1) + "\n")
-
+    out.write_text(json.dumps(doc, indent=1) + "\n")
 
 if __name__ == "__main__":
     main(*sys.argv[1:3])

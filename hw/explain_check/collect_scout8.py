@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from collect_scout7 import _trace_summary  # noqa: E402
+from collect_scout7 import _trace_summary, write_check  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[2] / "traces" / "explain_check" / "scout8_h100.json"
 
@@ -31,21 +31,13 @@ def main(traces: str, results: str, commands: str) -> None:
                         "block": launch["block"],
                         "explain_flags": flags.replace("/work/scout8/src/", ""),
                         "explain_trace": _trace_summary(Path(results) / f"{name}.trace.json")})
-    doc = {
-        "format": "bankism-explain-check", "version": 1,
-        "description": (
-            "explain line by line against the H100 trace of 8 public kernels from 7 repositories of scout "
-            "8 (none used by an earlier scout), each run once by a driver of our own outside the repository, "
-            "every block recorded with `bankism record --blocks all`; explain_trace: `bankism explain "
-            "--trace` run here on the returned traces (16 blocks spread over the grid): lines, their "
-            "verdicts, and per class explain's launch totals beside ncu's"),
-        "environment": {"gpu": "NVIDIA H100 80GB HBM3", "driver": "580.159.04", "cuda": "13.0 (V13.0.88)",
-                        "ncu": "2025.3.1.0 (build 36398880)", "date": "2026-11-25",
-                        "run": "device call 3 of this session (.carry/scout8check/device.sh)"},
-        "kernels": kernels,
-    }
-    OUT.write_text(json.dumps(doc, indent=1) + "\n")
-
+    write_check(OUT, (
+        "explain line by line against the H100 trace of 8 public kernels from 7 repositories of scout "
+        "8 (none used by an earlier scout), each run once by a driver of our own outside the repository, "
+        "every block recorded with `bankism record --blocks all`; explain_trace: `bankism explain "
+        "--trace` run here on the returned traces (16 blocks spread over the grid): lines, their "
+        "verdicts, and per class explain's launch totals beside ncu's"),
+        "device call 3 of this session (.carry/scout8check/device.sh)", kernels)
 
 if __name__ == "__main__":
     main(*sys.argv[1:4])
