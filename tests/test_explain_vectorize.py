@@ -158,3 +158,16 @@ def test_components_of_a_float4_read_on_several_lines_are_one_load_at_the_first(
     assert [(s["line"], s["width"]) for s in pair["sites"] if s["op"] == "load"] == [(27, 8)]
     as_written = run(DATA / "vector" / "vector_components.cu", kernel="body")
     assert sorted(s["line"] for s in as_written["sites"] if s["op"] == "load") == [13, 14, 15]
+
+
+def test_a_run_time_index_merges_as_far_as_nvcc_can_prove_it_aligned():
+    """runtime_aligned.cu's SASS (nvcc 13.0, its header): a thread offset from blockDim times 8 floats gives
+    LDS.128, times 2 floats LDS.64, a run-time row of a 16-float-wide tile LDS.128 over the columns, and a
+    row stride of blockDim scalar loads (all four were scalar before: any run-time name vetoed merging)."""
+    path = DATA / "vector" / "runtime_aligned.cu"
+    tiles = {key: value for key, value in _widths(run(path, kernel="tiles", as_written=False)).items()
+             if key[0] in (27, 30, 33)}
+    # per warp: 16 k x 8 rows / 4, 16 k x 8 columns / 4, 16 k x 2 / 2 (the SASS's 32, 32 and 16 per line)
+    assert tiles == {(27, "a", "load"): (16, 32), (30, "b", "load"): (16, 32), (33, "c", "load"): (8, 16)}
+    (strided,) = [s for s in run(path, kernel="strided", as_written=False)["sites"] if s["line"] == 51]
+    assert (strided["width"], strided["instructions"]) == (4, 2 * 4)  # 2 warps x 4 LDS

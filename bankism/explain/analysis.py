@@ -25,6 +25,7 @@ from bankism.explain.launch_values import (
 )
 from bankism.explain.model import Analysis, ExplainOptions, Snapshot, SnapshotArray
 from bankism.explain.simt import ctype as C
+from bankism.explain.simt.alignment import definitions
 from bankism.explain.simt.bindings import BlockContext, SnapshotRequest, TypeAlias
 from bankism.explain.simt.global_data import GlobalData
 from bankism.explain.simt.interpreter import Machine
@@ -124,8 +125,11 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     assert first is not None
     if not options.as_written:
-        uniform = runtime_uniform_names(program.converted_bodies(), kernel)
-        runtime = runtime_stride_sites(recorder.sites.values(), uniform)
+        bodies = list(program.converted_bodies())
+        uniform = runtime_uniform_names(bodies, kernel)
+        constants = {name: value for name, value in template_values.items() if isinstance(value, int)}
+        runtime = runtime_stride_sites(recorder.sites.values(), uniform, definitions(bodies), constants,
+                                       kernel.name)
         if not says_volatile(program.pre.text):
             notes += reload_notes(drop_reloads(recorder))
         notes += merge_notes(merge_neighbours(recorder, runtime))

@@ -57,6 +57,8 @@ class SourceSite:
     #: memory (data)``, ``whether it runs depends on kernel parameter n (...)``. Its warp-instructions are
     #: recorded, its addresses are not (``record_unknown``).
     unknown: str | None = None
+    #: The access expression's syntax node (nvcc's provable alignment reads it: ``alignment.py``).
+    node: object = field(default=None, repr=False, compare=False)
 
     def call_blocks(self) -> list[tuple[int, int, int]]:
         """The block of each recorded call (``blocks`` holds one entry per warp-instruction)."""
@@ -155,7 +157,7 @@ class Recorder:
                               t.size, t, len(self.sites), atomic_op, span or (node.line, node.line),
                               file=node.file,
                               stack=tuple((name, call.line, call.file) for name, call in reversed(calls)),
-                              matrices=matrices, unknown=unknown)
+                              matrices=matrices, unknown=unknown, node=node)
             self.sites[key] = site
         return site
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from bankism.explain.frontend import syntax as S
+from bankism.explain.simt.alignment import Definitions, provable_alignment
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.recording import Recorder, SourceSite
 
@@ -58,10 +59,11 @@ class Call:
         return bool((self.addresses[self.active] == previous.addresses[self.active] + self.width).all())
 
 
-def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
+def merge_neighbours(recorder: Recorder, runtime_stride: dict[int, int] | None = None
                      ) -> list[SourceSite]:
     """Rewrite ``recorder``'s sites as nvcc merges their accesses; returns the sites of merged accesses.
-    ``runtime_stride``: ids of sites whose address nvcc cannot prove aligned.
+    ``runtime_stride``: site id -> the bytes nvcc can prove its address aligned to, where that is less than
+    the widest merge (``runtime_stride_sites``): no merge wider than that.
 
     As LLVM's vectorizer does, accesses of one stretch are merged whatever their order in it (``As[(ty +
     j) * BK + i]`` with ``i`` the outer loop merges over ``i``), unless an access in between must stay
@@ -69,7 +71,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
     calls = sorted(_calls(recorder.sites.values()), key=lambda call: call.seq)
     if not calls:
         return []
-    runtime_stride = runtime_stride or set()
+    runtime_stride = runtime_stride or {}
     canonical = {id(site): _canonical(site.expression, _vector_of(site) is not None)
                  for site in recorder.sites.values()}
     out: list[tuple[SourceSite | tuple[SourceSite, int], Call]] = []
@@ -91,8 +93,8 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
             for op in MERGED_OPS:
                 fences[(region, op)] = fences.get((region, op), 0) + 1
         mergeable = (site.op in MERGED_OPS and site.width < _widest(site) and site.type.kind != "vec"
-                     and site.merged_from is None and site.unknown is None and id(site) not in runtime_stride
-                     and bool(call.active.any()))
+                     and site.merged_from is None and site.unknown is None
+                     and runtime_stride.get(id(site), WIDEST) >= 2 * site.width and bool(call.active.any()))
         if not mergeable:
             out.append((site, call))
             continue
@@ -103,7 +105,7 @@ def merge_neighbours(recorder: Recorder, runtime_stride: set[int] | None = None
         groups.setdefault(key, []).append(call)
     for group in groups.values():
         for chain in _chains(group):
-            out.extend(_split(chain))
+            out.extend(_split(chain, runtime_stride.get(id(chain[0].site), WIDEST)))
     return _rebuild(recorder, out)
 
 
@@ -153,20 +155,25 @@ def _calls(sites: Iterable[SourceSite]) -> Iterable[Call]:
                        site.addresses[index], site.active[index])
 
 
-def _split(chain: list[Call]) -> Iterable[tuple[SourceSite | tuple[SourceSite, int], Call]]:
+def _split(chain: list[Call], proven: int = WIDEST
+           ) -> Iterable[tuple[SourceSite | tuple[SourceSite, int], Call]]:
     """The chain's accesses as nvcc issues them: from its lowest address, the widest power-of-two group of
-    elements (at most 16 bytes) whose first address every running lane has aligned, else one alone (three
-    components of a float4: the whole vector); a group is reported where ``_reported`` says."""
+    elements (at most 16 bytes, at most ``proven``: the alignment nvcc can prove) whose first address every
+    running lane has aligned, else one alone (three components of a float4: the whole vector); a group is
+    reported where ``_reported`` says."""
     i = 0
     while i < len(chain):
         first = chain[i]
         width = first.width
-        if _three_of_four(chain[i:], width):  # LLVM widens a 12-byte load of an aligned float4 to LDS.128
+        # LLVM widens a 12-byte load of an aligned float4 to LDS.128
+        if proven >= WIDEST and _three_of_four(chain[i:], width):
             yield (_reported(chain[i:i + 3]).site, 4 * width), first
             i += 3
             continue
         count = 1
         for size in (_widest(first.site), 8):
+            if size > proven:
+                continue
             n = size // width
             if n >= 2 and i + n <= len(chain) and bool((first.addresses[first.active] % size == 0).all()):
                 count = n
@@ -274,10 +281,24 @@ _MEMBER = re.compile(r"(\.|->)\s*[A-Za-z_]\w*")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
-def runtime_stride_sites(sites: Iterable[SourceSite], uniform: set[str]) -> set[int]:
-    """Ids of the sites whose index names a value nvcc only knows at run time and cannot prove aligned."""
-    return {id(site) for site in sites  # the accessed variable itself is no index (`m = out[0]` sets `m`)
-            if (set(_IDENTIFIER.findall(_MEMBER.sub("", site.expression))) - {site.array}) & uniform}
+def runtime_stride_sites(sites: Iterable[SourceSite], uniform: set[str],
+                         found: dict[str, Definitions] | None = None, constants: dict[str, int] | None = None,
+                         kernel: str = "") -> dict[int, int]:
+    """The sites whose index names a value nvcc only knows at run time and cannot prove aligned to the widest
+    access it would merge them into (``alignment.provable_alignment``, given the definitions of the function
+    the access is in): site id -> the bytes it is provably aligned to (0: nothing proven)."""
+    capped = {}
+    for site in sites:  # the accessed variable itself is no index (`m = out[0]` sets `m`)
+        if not (set(_IDENTIFIER.findall(_MEMBER.sub("", site.expression))) - {site.array}) & uniform:
+            continue
+        aligned = None
+        array_type = getattr(site.region, "type", None)
+        mine = (found or {}).get(site.stack[0][0] if site.stack else kernel)
+        if mine is not None and site.node is not None and array_type is not None:
+            aligned = provable_alignment(site.node, array_type, uniform, mine, constants or {})
+        if aligned is None or aligned < _widest(site):
+            capped[id(site)] = aligned or 0
+    return capped
 
 
 def runtime_uniform_names(functions: Iterable[tuple[S.Function, S.Block]], kernel: S.Function) -> set[str]:
