@@ -11,10 +11,10 @@ nvcc 13.0 outside the repository, line by line against explain's widths): nvcc m
 a branch around memory accesses, loads across a store to the same array (read-modify-write), or stores
 interleaved with stores to another array; it merged in any order within a stretch, 2-byte elements up
 to 8 bytes, and not across the iterations of a loop it kept for its size (``kept_for_size``). Limits: the
-alignment is taken from the addresses of the run (nvcc needs to prove it: a row stride that is a kernel
-parameter or blockDim keeps scalar accesses, so such a stride is not merged here either, see
-``runtime_stride``); separate ``__shared__`` scalars that nvcc places side by side are not merged, and a
-loop nvcc unrolls by parts counts as kept. docs/explain.md has the figures.
+alignment is taken from the addresses of the run, capped where the index uses a run-time value by what
+nvcc can prove (a row stride that is a kernel parameter or blockDim keeps scalar accesses, ``tid % 16 * 8``
+merges: ``runtime_stride_sites``, ``alignment.py``); separate ``__shared__`` scalars that nvcc places side
+by side are not merged, and a loop nvcc unrolls by parts counts as kept. docs/explain.md has the figures.
 """
 
 from __future__ import annotations
