@@ -12,6 +12,7 @@ import pytest
 from bankism.timing import PARAMETERS, Parameters, predict
 from bankism.trace.timeblock import LaunchTime
 from tests.helpers import ROOT
+from tests.test_timing_public import savings
 
 HELDOUT = ROOT / "traces" / "timing" / "public" / "heldout_pairs.json"
 
@@ -38,15 +39,9 @@ def pairs() -> dict[str, dict]:
     return {p["pair"]: p for p in json.loads(HELDOUT.read_text())["pairs"]}
 
 
-def measured(pair: dict) -> tuple[float, float]:
-    m = pair["measured"]
-    return (1 - m["locked_fixed_ns"] / m["locked_conflicting_ns"],
-            1 - m["event_fixed_us"] / m["event_conflicting_us"])
-
-
 def errors(pair: dict, parameters: Parameters = PARAMETERS) -> tuple[float, float]:
     prediction = predict(LaunchTime.of(pair["time"]), pair["excess_wavefronts"], parameters)
-    locked, own = measured(pair)
+    locked, own = savings(pair["measured"])
     return prediction.saved_fraction - locked, prediction.application.saved_fraction - own
 
 
@@ -82,4 +77,4 @@ def test_the_wait_exponent_lowers_the_error_on_the_pairs_held_out():
 
 def test_ncus_rule_overstates_every_heldout_pair():
     for pair in pairs().values():
-        assert pair["ncu_rule_estimate"] > measured(pair)[0] + 0.10
+        assert pair["ncu_rule_estimate"] > savings(pair["measured"])[0] + 0.10

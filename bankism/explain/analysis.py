@@ -125,7 +125,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
             raise BankismError(_snapshot_missed(filename, options.snapshot))
     assert first is not None
     if not options.as_written:
-        bodies = list(program.converted_bodies())
+        bodies = program.converted_bodies()
         uniform = runtime_uniform_names(bodies, kernel)
         constants = {name: value for name, value in template_values.items() if isinstance(value, int)}
         runtime = runtime_stride_sites(recorder.sites.values(), uniform, definitions(bodies), constants,

@@ -72,8 +72,8 @@ def provable_alignment(node: object, array_type: C.CType, runtime: set[str], fou
         row = 1
         for size in dims[position + 1:]:
             row *= size
-        elements = min(elements, known.multiple(index, 0) * _power_of_two(row))
-    return min(elements, ANY) * element.size
+        elements = min(elements, known.multiple(index, 0) * power_of_two(row))
+    return elements * element.size
 
 
 class _Known:
@@ -84,7 +84,7 @@ class _Known:
         self.runtime, self.found, self.constants = runtime, found, constants
 
     def multiple(self, expr: S.Expr, depth: int) -> int:
-        if not self._uses_runtime(expr, depth):
+        if not self._uses_runtime(expr):
             return ANY
         if isinstance(expr, S.Name):
             single = self._single_definition(expr.name)
@@ -109,10 +109,10 @@ class _Known:
     def _factor(self, expr: S.Expr, depth: int) -> int:
         """A factor's power of two: its own if it uses run-time values, else its value's if that is a
         compile-time constant, else 1 (a loop counter multiplies by anything)."""
-        if self._uses_runtime(expr, depth):
+        if self._uses_runtime(expr):
             return self.multiple(expr, depth)
         value = self.constant(expr, depth)
-        return 1 if value is None else _power_of_two(value)
+        return 1 if value is None else power_of_two(value)
 
     def constant(self, expr: S.Expr, depth: int) -> int | None:
         """The value of a compile-time integer expression (literals, template arguments, variables set once
@@ -149,14 +149,12 @@ class _Known:
         texts = {" ".join(v.text.split()) for v in values}
         return values[0] if len(texts) == 1 else None
 
-    def _uses_runtime(self, expr: S.Expr, depth: int) -> bool:
-        return any(isinstance(node, S.Name) and node.name in self.runtime
-                   or isinstance(node, S.Member) and isinstance(node.base, S.Name)
-                   and node.base.name in ("blockDim", "gridDim")
-                   for node in S.walk(expr))
+    def _uses_runtime(self, expr: S.Expr) -> bool:
+        """Whether ``expr`` names a run-time value (``blockDim.x`` walks through its ``blockDim``)."""
+        return any(isinstance(node, S.Name) and node.name in self.runtime for node in S.walk(expr))
 
 
-def _power_of_two(value: int) -> int:
-    """The largest power of two dividing ``value`` (``ANY`` for 0)."""
+def power_of_two(value: int) -> int:
+    """The largest power of two dividing ``value`` (``ANY`` for 0: it divides by every one)."""
     value = abs(int(value))
     return ANY if value == 0 else min(ANY, value & -value)

@@ -27,6 +27,7 @@ import numpy as np
 
 from bankism.explain.frontend import syntax as S
 from bankism.explain.simt import ctype as C
+from bankism.explain.simt.alignment import power_of_two
 from bankism.explain.simt.bindings import GlobalArray, MemLV, Variable
 from bankism.explain.simt.ctype import CType
 from bankism.explain.simt.memory import LocalArray, SharedVariable, local_load, local_store
@@ -133,10 +134,6 @@ def designates_memory(machine: object, expr: S.Expr) -> bool:
     return False
 
 
-def _pow2(value: int) -> int:
-    return value & -value if value else _WIDEST
-
-
 class StructCopies:
     """Whole-struct loads and stores on shared memory (a mixin of ``Machine``)."""
 
@@ -148,9 +145,9 @@ class StructCopies:
             raise Failure(target.node, f"the address depends on {target.taint}, which bankism does not know")
         addresses = per_thread(np.asarray(target.offset, np.int64), self.threads) + region.base
         running = addresses[mask.arr]
-        alignment = min(_WIDEST, _pow2(target.type.size))
+        alignment = min(_WIDEST, power_of_two(target.type.size))
         for value in np.unique(running % _WIDEST):
-            alignment = min(alignment, _pow2(int(value)))
+            alignment = min(alignment, power_of_two(int(value)))
         return addresses, accesses(target.type, alignment, target.node)
 
     def _record_copy(self, target: MemLV, mask: Mask, op: str) -> np.ndarray:
