@@ -8,6 +8,7 @@ import pytest
 
 from bankism.errors import BankismError
 from bankism.explain import ExplainOptions, explain
+from tests.helpers import one_line_error, run_cli
 from tests.test_explain_support import DATA, listed, run, site
 
 KERNEL = DATA / "heldout" / "grid_unknown.cu"
@@ -52,8 +53,12 @@ def test_without_block_the_kernel_without_a_launch_is_refused_naming_the_option(
 
 
 def test_every_block_needs_the_grid():
-    with pytest.raises(BankismError, match="--all-blocks needs the launch's grid: give --grid X,Y,Z"):
+    """Regression: the error named an option that does not exist (--all-blocks), not --block-index."""
+    with pytest.raises(BankismError, match="--block-index all needs the launch's grid: give --grid X,Y,Z"):
         run(KERNEL, kernel="no_launch", block=(128, 1, 1), all_blocks=True)
+    ran = run_cli("explain", KERNEL, "--kernel", "no_launch", "--block", "128", "--block-index", "all")
+    expected = f"error: {KERNEL}: --block-index all needs the launch's grid: give --grid X,Y,Z"
+    assert one_line_error(ran) == expected
 
 
 def test_the_grid_group_needs_the_grid():

@@ -389,7 +389,7 @@ def _blocks(options: ExplainOptions, grid: Dim3 | None, block: Dim3, filename: s
     per_block = block[0] * block[1] * block[2]
     if grid is None:
         if options.all_blocks:
-            raise BankismError(f"{filename}: --all-blocks needs the launch's grid: give --grid X,Y,Z")
+            raise BankismError(f"{filename}: --block-index all needs the launch's grid: give --grid X,Y,Z")
         return list(dict.fromkeys(options.block_indices or [(0, 0, 0)]))
     count = grid[0] * grid[1] * grid[2] if options.all_blocks else len(set(options.block_indices or [0]))
     if count * per_block > limit("threads"):
