@@ -4,6 +4,7 @@ the optional shared-memory snapshot."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from tree_sitter import Node
@@ -12,6 +13,7 @@ from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, host_number, launch_dim
+from bankism.explain.frontend.launch_search import launching_files
 from bankism.explain.frontend.misread import declared_names
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
@@ -51,14 +53,20 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     (preprocess, parse, choose the kernel and its launch, run the blocks)."""
     get_arch(options.arch)
     program = _program(source, filename, options)
+    beside = _launch_beside(program, source, filename, options)
+    if beside is not None:
+        program = beside
     try:
-        return _interpret(program, source, filename, options)
+        analysis = _interpret(program, source, filename, options)
     except BankismError as error:  # what is unknown may be defined in a header that was not found
         if program.pre.missing and _UNKNOWN.search(str(error)) and "#include" not in str(error):
             raise BankismError(str(error) + _missing_headers(program)) from None
         if not options.data and _DATA.search(str(error)):
             raise BankismError(str(error) + DATA_HINT) from None
         raise
+    if beside is not None:
+        analysis.assumptions.insert(0, _beside_note(program, filename, analysis.kernel))
+    return analysis
 
 
 #: Refusals a missing header may explain.
@@ -148,7 +156,7 @@ def _interpret(program: Program, source: str, filename: str, options: ExplainOpt
         count, chosen,
     )
     first_launch = next((launch for launch in program.launches if launch.kernel == kernel.name), None)
-    analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count,
+    analysis.assumptions = _assumptions(kernel, launch, options.defines, template, count, filename,
                                         launch is first_launch)
     notes += _variables_set(program, source, options)
     analysis.assumptions += list(dict.fromkeys(scope.notes + notes + (data.notes() if data else [])))
@@ -169,7 +177,8 @@ def _check_data_names(program: Program, kernel: S.Function, options: ExplainOpti
 
 
 def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[str, str],
-                 template: dict[str, int | str], launches: int, first: bool = True) -> list[str]:
+                 template: dict[str, int | str], launches: int, filename: str,
+                 first: bool = True) -> list[str]:
     """What explain took without being told: template arguments from the file's launch (the
     first, when there are several) or from the parameter's default."""
     notes = []
@@ -178,18 +187,19 @@ def _assumptions(kernel: S.Function, launch: SourceLaunch | None, defines: dict[
             continue
         value = template[param.name]
         if launch is not None and position < len(launch.template_args):
-            where = f"the launch on line {launch.line}"
+            place = launch.place(filename)
+            where = f"the launch on {place}"
             if launches > 1 and first:
-                where = f"the first of the file's {launches} launches of {kernel.name} (line {launch.line})"
+                where = f"the first of the file's {launches} launches of {kernel.name} ({place})"
             elif launches > 1:
-                where = (f"the launch on line {launch.line}, the one of the file's {launches} launches of "
+                where = (f"the launch on {place}, the one of the file's {launches} launches of "
                          f"{kernel.name} the host code reaches with the values given")
             notes.append(f"template argument {param.name}={value} taken from {where}; "
                          f"give -D {param.name}=... for another")
         elif param.is_type and launch is not None and param.default is None:
             notes.append(
                 f"template argument {param.name}={value} deduced from the arguments of the launch on "
-                f"line {launch.line}"
+                f"{launch.place(filename)}"
             )
         elif param.default is not None:
             notes.append(f"template argument {param.name}={value} is the parameter's default")
@@ -208,11 +218,54 @@ def _template_display(machine: Machine) -> dict[str, int | str]:
     return out
 
 
-def _program(source: str, filename: str, options: ExplainOptions) -> Program:
+def _launch_beside(program: Program, source: str, filename: str, options: ExplainOptions) -> Program | None:
+    """The program with a runner of the same source tree appended, when the file does not launch its
+    kernel and the options do not give the launch's shape (launch_search.py); None otherwise. The
+    kernel's file keeps its lines; the runner's own ``#include`` of it is skipped."""
+    if options.block is not None or options.trace is not None or not _is_file_of(filename, source):
+        return None
+    try:
+        kernel = _choose_kernel(program, options.kernel, filename)
+    except BankismError:
+        return None
+    if any(launch.kernel == kernel.name for launch in program.launches):
+        return None
+    for runner in launching_files(filename, kernel.name):
+        if '"' in runner or "\\" in runner or "\n" in runner:
+            continue
+        joined = _program(f'{source}\n#include "{os.path.abspath(runner)}"\n', filename, options, once=True)
+        defined = sum(1 for other in program.kernels if other.name == kernel.name)
+        if (any(launch.kernel == kernel.name for launch in joined.launches)
+                and sum(1 for other in joined.kernels if other.name == kernel.name) == defined):
+            return joined  # (a runner that defines a kernel of the same name launches its own)
+    return None
+
+
+def _is_file_of(filename: str, source: str) -> bool:
+    """Whether ``filename`` is a file holding ``source`` (the API may name a file it did not read)."""
+    try:
+        if not os.path.isfile(filename):  # (never open a FIFO or a device)
+            return False
+        with open(filename, "rb") as stream:
+            text = stream.read(4 * len(source) + 4).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return False
+    return text.replace("\r\n", "\n") == source.lstrip("\ufeff").replace("\r\n", "\n")
+
+
+def _beside_note(program: Program, filename: str, kernel: str) -> str:
+    launch = next(launch for launch in program.launches if launch.kernel == kernel)
+    return (f"{filename} does not launch {kernel}: the launch on {launch.located(filename)} (a file of the "
+            "same source tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) "
+            "for another launch")
+
+
+def _program(source: str, filename: str, options: ExplainOptions, once: bool = False) -> Program:
     """Preprocess and parse; -D names that are kernel or template parameters are kept out
-    of the preprocessor (they bind parameters instead of rewriting the text)."""
+    of the preprocessor (they bind parameters instead of rewriting the text). ``once``: an
+    ``#include`` of ``filename`` itself is skipped (a runner appended to it includes it)."""
     defines = options.defines
-    paths = (options.include_dirs, options.pre_includes, options.undefines)
+    paths = (options.include_dirs, options.pre_includes, options.undefines, (filename,) if once else ())
     program = parse(preprocess(source, filename, {}, *paths))
     if not defines:
         return program
@@ -344,20 +397,17 @@ def _launch_shape(
         unknown_grid = f"no launch of {kernel} (<<<grid, block>>>) was found"
     if launch is not None and (grid is None or block is None):
         if len(launch.config) < 2:
-            raise BankismError(f"{filename}:{launch.line}: the launch needs <<<grid, block>>>")
+            raise BankismError(f"{launch.located(filename)}: the launch needs <<<grid, block>>>")
         if block is None:
-            block = launch_dim(scope, launch.config[1], "block", filename, launch.line)
+            block = launch_dim(scope, launch.config[1], "block", launch.written_in(filename), launch.line)
         if grid is None:
             try:
-                grid = launch_dim(scope, launch.config[0], "grid", filename, launch.line)
+                grid = launch_dim(scope, launch.config[0], "grid", launch.written_in(filename), launch.line)
             except BankismError:  # the block alone answers per block; only the launch's totals need the grid
-                unknown_grid = (f"the grid `{snippet(launch.config[0])}` on line {launch.line} "
+                unknown_grid = (f"the grid `{snippet(launch.config[0])}` on {launch.place(filename)} "
                                 "cannot be evaluated")
-        origin = (
-            f"line {launch.line}"
-            if options.grid is None and options.block is None
-            else (f"line {launch.line} and options")
-        )
+        origin = launch.place(filename) + ("" if options.grid is None and options.block is None
+                                           else " and options")
     problem = launch_shape_problem(grid or (1, 1, 1), block)
     if problem:
         raise BankismError(f"{filename}: {problem}")

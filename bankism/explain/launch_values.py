@@ -85,7 +85,7 @@ def launch_template_values(
                 t = C.lookup(text.replace("const ", "")) or tag_type(text) or _struct_argument(node, scope)
                 if t is None:
                     raise BankismError(
-                        f"{filename}:{launch.line}: template argument {text} is not a type bankism knows "
+                        f"{launch.located(filename)}: template argument {text} is not a type bankism knows "
                         f"(a host template's own parameter, or a type of a header not found): give "
                         f"-D {param.name}=TYPE, e.g. -D {param.name}=float"
                     )
@@ -95,7 +95,7 @@ def launch_template_values(
                     values[param.name] = int(scope.eval(node))
                 except (HostUnknown, TypeError, ValueError):
                     raise BankismError(
-                        f"{filename}:{launch.line}: cannot evaluate template argument {text}: "
+                        f"{launch.located(filename)}: cannot evaluate template argument {text}: "
                         f"give -D {param.name}=VALUE"
                     ) from None
         elif launch is not None and param.is_type:

@@ -13,6 +13,7 @@ from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.declarations import RECORDS, Declarations
 from bankism.explain.frontend.expressions import ExpressionConverter, parse_number  # noqa: F401 (re-exported)
+from bankism.explain.frontend.launch_search import shown_path
 from bankism.explain.frontend.misread import (
     array_reference_declaration,
     misread_array_reference,
@@ -50,6 +51,21 @@ class SourceLaunch:
     args: list[Node]
     line: int
     scope: Node | None
+    #: the file the launch is written in, as the preprocessor names it
+    file: str = ""
+
+    def located(self, main: str) -> str:
+        """``main:LINE``, or ``OTHER:LINE`` for a launch in another file (a runner of a header's kernel)."""
+        return f"{self.written_in(main)}:{self.line}"
+
+    def place(self, main: str) -> str:
+        """``line N`` of ``main``, or ``OTHER:N`` for a launch in another file."""
+        return f"line {self.line}" if self.written_in(main) == main else self.located(main)
+
+    def written_in(self, main: str) -> str:
+        if not self.file or os.path.abspath(self.file) == os.path.abspath(main):
+            return main
+        return shown_path(self.file)
 
 
 @dataclass(eq=False)
@@ -288,7 +304,8 @@ class _Converter(Declarations, ExpressionConverter):
         config = named_children(child_of_type(node, "kernel_call_syntax"))
         arguments = node.child_by_field_name("arguments")
         args = named_children(arguments) if arguments is not None else []
-        return SourceLaunch(last_name(function), template_args, config, args, self._line(node), scope)
+        return SourceLaunch(last_name(function), template_args, config, args, self._line(node), scope,
+                            self._file(node))
 
     # --- statements -----------------------------------------------------------------------
 

@@ -202,7 +202,7 @@ def _toolkit_header(path: str) -> bool:
 
 def preprocess(source: str, filename: str, defines: dict[str, str] | None = None,
                include_dirs: Sequence[str] = (), pre_includes: Sequence[str] = (),
-               undefines: Sequence[str] = ()) -> Preprocessed:
+               undefines: Sequence[str] = (), once: Sequence[str] = ()) -> Preprocessed:
     """Run the C preprocessor over ``source`` with ``defines`` (-D NAME=VALUE) and
     ``undefines`` (-U NAME), which win over the file's own #define of NAME, and return the
     text with its line map.
@@ -211,7 +211,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     including file, then the ``include_dirs`` (-I, in order); ``#include <...>`` in the
     ``include_dirs`` only. ``pre_includes`` (-include FILE) are read first, as if included
     at the top of the file, FILE taken relative to the working directory, else searched like
-    ``"..."``. Headers not found, and the toolkit's own (``SKIPPED_HEADERS``), are skipped."""
+    ``"..."``. Headers not found, and the toolkit's own (``SKIPPED_HEADERS``), are skipped, as is
+    an ``#include`` of a file in ``once`` (read already: the kernel's file under a runner appended to it)."""
     defines = defines or {}
     both = sorted(set(defines) & set(undefines))
     if both:
@@ -220,6 +221,8 @@ def preprocess(source: str, filename: str, defines: dict[str, str] | None = None
     preprocessor = _QuietPreprocessor(overrides, filename)
     preprocessor.line_directive = "#line"
     preprocessor.add_path(STAND_IN_HEADERS)  # before -I: a real CUB there would not parse
+    for path in once:
+        preprocessor.include_once[os.path.abspath(path)] = None
     for directory in include_dirs:
         if not os.path.isdir(directory):
             raise BankismError(f"-I {directory}: no such directory")
