@@ -95,3 +95,14 @@ def test_the_cli_answers_a_header_and_names_where_the_launch_came_from():
     assert "runner.cu:13 (a file of the same source tree) is used" in ran.stdout
     refused = one_line_error(run_cli("explain", BINS, "--kernel", "never_launched"))
     assert refused.startswith(f"error: {BINS}: no launch of never_launched")
+
+
+def test_cp_async_into_an_extern_array_without_a_size_asks_for_it():
+    """Regression (scout 9: 13 public cp.async GEMMs): the refusal named shared address 1024 as outside every
+    array; it names the extern array and the option, and with the option the copy is counted."""
+    kernel = DATA / "heldout" / "cp_async_unsized.cu"
+    with pytest.raises(BankismError, match=r":10: extern __shared__ array staged has no size: give --dyn"):
+        run(kernel)
+    report = run(kernel, dynamic_shared=2048)
+    assert site(report, 10, "staged", "ldgsts")["wavefronts"] == 4 * 4  # 4 warps of 16-byte lanes: 4 each
+    assert site(report, 13, "staged", "load")["conflicts"] == 0

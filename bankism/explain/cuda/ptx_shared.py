@@ -85,6 +85,10 @@ class PtxSharedMemory:
         outside = lanes & ((addresses < bases[index]) | (addresses + width > ends[index]))
         if outside.any():
             lane = int(np.argmax(outside))
+            unsized = [r for r in regions if r.size == 0 and r.base <= addresses[lane]]
+            if unsized:  # the address is in an extern array whose size the launch did not say
+                raise Failure(node, f"extern __shared__ array {unsized[-1].name} has no size: give "
+                                    "--dynamic-smem BYTES or launch with <<<grid, block, BYTES>>>")
             raise Failure(node, f"thread {self._thread_name(lane)}: shared address {int(addresses[lane])} "
                                 f"({width} bytes) is outside every __shared__ array")
         align = min(width, max(WIDTHS))
