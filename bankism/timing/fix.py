@@ -104,6 +104,9 @@ class LaunchFix:
                      "floor_cycles": caps.floor_cycles, "elapsed_cycles": caps.elapsed_cycles,
                      "saved_cycles": caps.saved_cycles, "limit": caps.limit},
             "memory_ns": prediction.memory_ns,
+            "l2_hot_slice": None if prediction.hot_slice is None else {
+                "busy_pct": prediction.hot_slice.busy_pct, "mean_pct": prediction.hot_slice.mean_pct,
+                "saved_fraction_at_most": prediction.hot_slice.saved_fraction_at_most},
             "sites": [{"id": s.sites[0], "file": s.file, "line": s.line, "excess_wavefronts": s.excess,
                        "saved_ns": s.saved_ns} for s in self.sites],
             "lines": [line.to_json() for line in self.lines()],

@@ -55,6 +55,11 @@ def fix_line(fix: LaunchFix | None, missing: str | None) -> str:
         top = _clock(application.clock_hz)
         text += f"; about {application.saved_fraction:.0%} at {top} (the GPU's top clock)"
     text += f"; {_ncu_text(fix)}."
+    hot = prediction.hot_slice
+    if hot is not None:
+        text += (f" One L2 slice is busy {hot.busy_pct:.0f}% of the launch (the slices' mean "
+                 f"{hot.mean_pct:.0f}%: blocks storing to the same lines?); if the fix leaves it as busy, "
+                 f"the saving is at most {hot.saved_fraction_at_most:.0%}.")
     lines = fix.lines()
     if lines and lines[0].saved_ns > 0:
         top = lines[0]

@@ -26,6 +26,7 @@ TIME_METRICS: dict[str, str] = {
     "sm_clock_hz": "gpc__cycles_elapsed.avg.per_second",
     "dram_pct": "dram__throughput.avg.pct_of_peak_sustained_elapsed",
     "l2_pct": "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "l2_slice_max_pct": "lts__throughput.max.pct_of_peak_sustained_elapsed",
     "l1_pct": "l1tex__throughput.avg.pct_of_peak_sustained_active",
     "l1_wavefronts": "l1tex__data_pipe_lsu_wavefronts.sum",
     "l1_wavefronts_per_sm": "l1tex__data_pipe_lsu_wavefronts.avg",
@@ -94,6 +95,8 @@ class LaunchTime:
     stall_short_scoreboard: float
     stall_mio_throttle: float
     l2_pct: float | None = None
+    #: the busiest L2 slice's load (``l2_pct`` is the slices' mean); null in traces made before it was read
+    l2_slice_max_pct: float | None = None
     l1_pct: float | None = None
     shared_wavefronts: float | None = None
     tensor_pct: float | None = None
