@@ -5,16 +5,20 @@ launch (file scope and the function holding it) with C integer arithmetic."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator
 
 from tree_sitter import Node
 
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
+from bankism.explain.frontend.command_line import under_command_line_test
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse_number
 from bankism.explain.frontend.treesitter import named_children, node_text, parser, snippet
 from bankism.explain.simt import ctype as C
+
+#: What file-scope declarations are found inside: namespaces and ``extern "C" { }`` blocks included.
+_FILE_SCOPES = ("translation_unit", "expression_statement", "namespace_definition", "declaration_list",
+                "linkage_specification")
 
 
 class HostUnknown(Exception):
@@ -74,13 +78,15 @@ class HostScope:
             elif not top_only and node.type in _CHANGES:
                 self._note_changes(node)
                 stack.extend(reversed(node.children))
-            elif not top_only or node.type in ("translation_unit", "expression_statement"):
+            elif not top_only or node.type in _FILE_SCOPES:
                 stack.extend(reversed(node.children))
 
     def _note_changes(self, node: Node) -> None:
         """Remember the variables ``node`` may change after their declaration (``n = ...``,
         ``n++``, ``f(&n)``, ``f(n)`` with a file function taking a non-const reference there):
         their declared value is not theirs at the launch."""
+        if node.type == "assignment_expression" and self._assigns_in_line(node):
+            return
         if node.type == "assignment_expression":
             changed = [node.child_by_field_name("left")]
         elif node.type == "update_expression":
@@ -97,7 +103,7 @@ class HostScope:
             changed = [a.child_by_field_name("argument") if a.type == "pointer_expression"
                        and node_text(a.child_by_field_name("operator")) == "&" else a
                        for i, a in enumerate(args) if i in by_reference or a.type == "pointer_expression"]
-        from_command_line = _under_command_line_test(node)
+        from_command_line = under_command_line_test(node)
         for target in changed:
             if target is not None and target.type == "identifier":
                 name = node_text(target)
@@ -106,6 +112,40 @@ class HostScope:
                 else:
                     self.changed.add(name)
                     self.command_line.pop(name, None)
+
+    def _assigns_in_line(self, node: Node) -> bool:
+        """Remember ``n = e;`` or ``block.x = e;`` as the variable's value from there on when it runs
+        whenever the launch does (a statement of the launch's function, not under an ``if`` or a loop)
+        and sets a variable declared before it; otherwise the caller counts the variable changed."""
+        target = node.child_by_field_name("left")
+        if node_text(node.child_by_field_name("operator")) != "=" or target is None:
+            return False
+        member = target.type == "field_expression"
+        if member:
+            field_node = target.child_by_field_name("field")
+            target = target.child_by_field_name("argument")
+            if field_node is None or node_text(field_node) not in ("x", "y", "z"):
+                return False
+        if target is None or target.type != "identifier" or node_text(target) not in self.declarations:
+            return False
+        if member and node_text(self.declarations.get(node_text(target), (node,))[0]
+                                .child_by_field_name("type") or node) != "dim3":
+            return False
+        statement = node.parent
+        if statement is None or statement.type != "expression_statement":
+            return False
+        parent = statement.parent
+        while parent is not None and parent.type == "compound_statement":
+            parent = parent.parent
+        if parent is None or parent.type != "function_definition" or under_command_line_test(node):
+            return False
+        name = node_text(target)
+        if name in self.changed:
+            return False
+        if member and name not in self.nodes:
+            return False
+        self.nodes.setdefault(name, []).append(node)
+        return True
 
     def declared_type(self, name: str) -> tuple[str, int] | None:
         """(base type, pointer levels) of the host variable ``name`` as last declared before the
@@ -138,6 +178,8 @@ class HostScope:
         elif declarator.type == "function_declarator" and node_text(type_node) == "dim3":
             name_node = declarator.child_by_field_name("declarator")
             self.nodes.setdefault(node_text(name_node), []).append(declarator)
+        elif declarator.type == "identifier" and node_text(type_node) == "dim3":  # `dim3 block;`: (1, 1, 1)
+            self.nodes.setdefault(node_text(declarator), []).append(declarator)
 
     def value(self, name: str) -> int | float | Dim3:
         """The value of host variable ``name``: -D NAME=VALUE, else its last declaration before
@@ -152,7 +194,7 @@ class HostScope:
             raise HostUnknown(name)
         self._busy.add(name)
         try:
-            value = self._declared_value(self.nodes[name][-1])
+            value = self._value_through(self.nodes[name])
         finally:
             self._busy.discard(name)
         if name in self.command_line:
@@ -180,7 +222,27 @@ class HostScope:
                     following += 1
         return self._enumerators
 
+    def _value_through(self, nodes: list[Node]) -> int | float | Dim3:
+        """The value after the last of a variable's declaration and straight-line assignments; a
+        ``block.x = e`` sets one component of the value before it."""
+        last = nodes[-1]
+        if last.type != "assignment_expression":
+            return self._declared_value(last)
+        right = self.eval(last.child_by_field_name("right"))
+        left = last.child_by_field_name("left")
+        if left.type != "field_expression":
+            return right
+        before = self._value_through(nodes[:-1])
+        if not isinstance(before, tuple) or isinstance(right, tuple):
+            raise HostUnknown(node_text(left))
+        component = "xyz".index(node_text(left.child_by_field_name("field")))
+        parts = list(before)
+        parts[component] = int(right)
+        return parts[0], parts[1], parts[2]
+
     def _declared_value(self, declarator: Node) -> int | float | Dim3:
+        if declarator.type == "identifier":  # `dim3 block;`
+            return 1, 1, 1
         type_text = node_text(declarator.parent.child_by_field_name("type"))
         if declarator.type == "function_declarator":
             params = named_children(declarator.child_by_field_name("parameters"))
@@ -339,32 +401,6 @@ def _one_return_function(root: Node, name: str, count: int) -> tuple[list[tuple[
 
 
 _CHANGES = ("assignment_expression", "update_expression", "call_expression")
-_ARGC_TEST = re.compile(r"\bargc\s*(>=|>|==|!=)\s*(\d+)")
-
-
-def _needs_arguments(condition: str) -> bool:
-    """Whether ``condition`` holds only when the program was given arguments: ``argc > 1``,
-    ``argc >= 2``, ``argc == 3``, ``argc != 1``, or a test that reads ``argv``."""
-    found = _ARGC_TEST.search(condition)
-    if found:
-        op, count = found.group(1), int(found.group(2))
-        return {">": count >= 1, ">=": count >= 2, "==": count >= 2, "!=": count == 1}[op]
-    return re.search(r"\bargv\b", condition) is not None and "argc" not in condition
-
-
-def _under_command_line_test(node: Node) -> bool:
-    """Whether ``node`` runs only in the branch of an ``if`` that needs command-line arguments (a
-    program's override of a default: a run without arguments skips it)."""
-    while node.parent is not None and node.parent.type != "function_definition":
-        parent = node.parent
-        if parent.type == "if_statement" and node == parent.child_by_field_name("consequence"):
-            condition = parent.child_by_field_name("condition")
-            if condition is not None and _needs_arguments(node_text(condition)):
-                return True
-        node = parent
-    return False
-
-
 def _reference_parameters(root: Node, name: str) -> set[int]:
     """Positions of the non-const reference parameters of the functions of the file named ``name``."""
     out: set[int] = set()
