@@ -71,8 +71,11 @@ def _parse_value(text: str, where: str) -> int:
     if match is None:
         raise BankismError(f"{where}: {text!r} is not a size or count (e.g. 64M, 2G, 1e6, unlimited)")
     number = float(match[1]) if any(c in match[1] for c in ".eE") else int(match[1])
-    value = int(number * _SCALE[match[2][0].lower()]) if match[2] else int(number)
-    if not 1 <= value <= 1 << 62:
+    scaled = number * _SCALE[match[2][0].lower()] if match[2] else number
+    if scaled > 1 << 62:  # (1e400 is infinite as a float)
+        raise BankismError(f"{where}: {text!r} is larger than any limit can be; give unlimited for none")
+    value = int(scaled)
+    if value < 1:
         raise BankismError(f"{where}: {text!r} must be at least 1")
     return value
 
@@ -80,7 +83,11 @@ def _parse_value(text: str, where: str) -> int:
 def parse_limits(items: Iterable[str], where: str) -> dict[str, int]:
     """``["source=64M", "steps=1e8,threads=1M"]`` as {name: value}; unknown names are an error."""
     out: dict[str, int] = {}
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise BankismError(f"{where}: expected a list of NAME=VALUE strings, got {type(items).__name__}")
     for item in items:
+        if where != ENVIRONMENT and not str(item).strip():  # `--limit ''`: a value was meant
+            raise BankismError(f"{where} '': expected NAME=VALUE with NAME one of {', '.join(LIMITS)}")
         for part in filter(None, (p.strip() for p in str(item).split(","))):
             name, sep, value = part.partition("=")
             name = name.strip().lower()
@@ -241,10 +248,17 @@ def read_bytes(path: str | os.PathLike[str], kind: str, label: str | None = None
 def read_stream(stream: BinaryIO, kind: str, where: str) -> bytes:
     """At most ``limit(kind)`` bytes of an open binary stream (stdin), or the one-line cap error."""
     cap = limit(kind)
-    data = stream.read(cap + 1)
-    if len(data) > cap:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= cap:  # in pieces: an `unlimited` cap must not be allocated up front
+        chunk = stream.read(min(cap + 1 - size, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    if size > cap:
         raise over_limit(kind, None, where)
-    return data
+    return b"".join(chunks)
 
 
 _UTF16_32 = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),

@@ -6,14 +6,16 @@ Printing only: every figure comes from the typed report of ``bankism.analyze``.
 from __future__ import annotations
 
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -47,12 +49,27 @@ CSV_COLUMNS = (
 )
 
 
+#: Control characters a trace's strings (file and kernel names) may hold: printed escaped, never sent to
+#: the terminal as they are (an ESC sequence would restyle it). Newlines and tabs stay.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
 class _PipeConsole(Console):
-    """A Rich console whose closed pipe ends the CLI quietly (Rich's own exits 1, the "conflicts" code)."""
+    """A Rich console whose closed pipe ends the CLI quietly (Rich's own exits 1, the "conflicts" code),
+    without Rich's highlighting (its regexes take quadratic time on a long name without spaces) and with
+    control characters in the printed text escaped."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(highlight=False, **options)
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
         raise StdoutClosed
+
+    def _render_buffer(self, buffer: Iterable[Segment]) -> str:
+        escaped = (Segment(_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", segment.text), segment.style,
+                           segment.control) if not segment.control else segment for segment in buffer)
+        return super()._render_buffer(escaped)
 
 
 def stdout_console(width: int | None = None) -> Console:

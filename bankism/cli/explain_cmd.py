@@ -33,6 +33,8 @@ _INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
     """``"16,16"`` -> (16, 16, fill): the X,Y[,Z] form of --grid, --block, --block-index."""
     try:
+        if not text.isascii():  # int() would read full-width digits ('３２') as 32
+            raise ValueError(text)
         values = [int(v, 0) for v in text.replace(" ", "").split(",") if v != ""]
     except ValueError:
         raise BankismError(f"{option} {text!r}: expected X[,Y[,Z]] integers") from None
@@ -257,8 +259,8 @@ def register(app: typer.Typer) -> None:
         everything = any(i.strip().lower() == "all" for i in indices)
         options = ExplainOptions(
             kernel=kernel,
-            grid=_triple(grid, "--grid", 1) if grid else None,
-            block=_triple(block, "--block", 1) if block else None,
+            grid=_triple(grid, "--grid", 1) if grid is not None else None,
+            block=_triple(block, "--block", 1) if block is not None else None,
             block_indices=None if everything or not indices else [
                 _triple(i, "--block-index", 0) for i in indices],
             all_blocks=everything,

@@ -20,9 +20,10 @@ JSON_VERSION = 1
 _KEYS = ("tv", "tile", "thr", "val", "side")
 
 
-def parse_copy(spec: str) -> Any:
+def parse_copy(spec: str, extents: tuple[int, ...] | None = None) -> Any:
     """``ATOM tv=LAYOUT tile=M,N`` or ``ATOM thr=LAYOUT val=LAYOUT`` (``side=src|dst`` for a universal
-    copy) as a TiledCopy."""
+    copy) as a TiledCopy; its threads, and its tile against the layout's ``extents`` when given, are
+    checked before any table is built."""
     from bankism.review.cute_copy import copy_atom, make_tiled_copy, tiled_copy
 
     parts = re.split(r"\s+(?=(?:{})=)".format("|".join(_KEYS)), spec.strip())
@@ -38,9 +39,9 @@ def parse_copy(spec: str) -> Any:
         if "tile" not in options:
             raise BankismError(f"--copy {spec!r}: tv= needs tile=M,N (the Tiler_MN print(tiled_copy) shows)")
         tile = _integers(options["tile"], f"--copy {spec!r}: tile")
-        return tiled_copy(atom, options["tv"], tile)
+        return tiled_copy(atom, options["tv"], tile, extents)
     if "thr" in options:
-        return make_tiled_copy(atom, options["thr"], options.get("val", "1:0"))
+        return make_tiled_copy(atom, options["thr"], options.get("val", "1:0"), extents)
     raise BankismError(f"--copy {spec!r}: give tv=... tile=... or thr=... val=...")
 
 
@@ -132,11 +133,14 @@ def register(app: typer.Typer) -> None:
 
 def _run(layout, dtype, copies, triton, shape, blocked, no_dot, ttgir, name, limit, arch) -> list[dict]:
     if layout is not None:
-        from bankism.review.cute_check import check_layout
+        from bankism.review.cute import parse_layout
+        from bankism.review.cute_check import check_layout, layout_extents
 
         if not copies:
             raise BankismError("a CuTe layout needs at least one --copy 'ATOM tv=LAYOUT tile=M,N'")
-        result = check_layout(layout, dtype, [parse_copy(c) for c in copies], name, arch)
+        parsed = parse_layout(layout)
+        extents = layout_extents(parsed)  # the layout's size checked before the copies are built
+        result = check_layout(parsed, dtype, [parse_copy(c, extents) for c in copies], name, arch)
         found = result.fixes(limit) if limit else []
         data = {"kind": "cute", **result.to_dict(), "fixes": [_fix_json(f) for f in found]}
         span = result.layout.cosize() * result.array.itemsize
@@ -157,8 +161,9 @@ def _run(layout, dtype, copies, triton, shape, blocked, no_dot, ttgir, name, lim
         layout_blocked = parse_encoding(blocked)
         if not isinstance(layout_blocked, Blocked):
             raise BankismError(f"--blocked {blocked!r}: expected a #ttg.blocked layout")
-    dims = _integers(shape, "--shape")
-    from bankism.review.triton_shared import blocked_accesses, dot_operand_reads, encoding_array
+    from bankism.review.triton_shared import blocked_accesses, dot_operand_reads, encoding_array, tile_shape
+
+    dims = tile_shape(_integers(shape, "--shape"), encoding)
 
     itemsize = encoding_array(dims, dtype, encoding).itemsize
     accesses = []
@@ -183,13 +188,16 @@ def _encoding_entry(result: Any, limit: int, where: str = "") -> dict:
 
 
 def _run_ttgir(path: str, limit: int, arch: str) -> list[dict]:
+    from bankism.inputs import read_text
     from bankism.review.triton_shared import check_encoding
     from bankism.review.ttgir import shared_tiles
 
+    # A regular file under the source size cap (a FIFO or /dev/zero is refused before a byte is read).
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as error:
-        raise BankismError(f"{path}: cannot read: {error.strerror}") from None
+        text = read_text(path, "source", errors="replace")
+    except BankismError as error:
+        reason = str(error).removeprefix(f"{path}: ")
+        raise BankismError(f"{path}: cannot read: {reason}") from None
     tiles = shared_tiles(text)
     entries = []
     for tile in tiles:

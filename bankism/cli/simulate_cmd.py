@@ -30,6 +30,8 @@ def _parse_addresses(addresses: str | None, stride: int | None, base: int) -> np
         option = "--stride/--base"
     else:
         try:
+            if not addresses.isascii():  # int() reads full-width digits
+                raise ValueError(f"{addresses!r}: expected ASCII integers")
             values = [int(v, 0) for v in addresses.replace(" ", "").split(",") if v]
         except ValueError as error:
             raise BankismError(f"--addresses: {error}") from None
@@ -65,7 +67,7 @@ def register(app: typer.Typer) -> None:
             raise BankismError(f"--atomic-op {atomic_op} applies to --op atomic only, not to --op {op}")
         rows = _parse_addresses(addresses, stride, base)
         try:
-            mask = int(active, 0)
+            mask = int(active, 0) if active.isascii() else int("not ascii")
         except ValueError:
             raise BankismError(f"--active: {active!r} is not an integer bitmask") from None
         result = simulate(

@@ -30,7 +30,10 @@ def lanes_mask(op: str, matrices: int | None) -> int:
 
 def as_addresses(addresses: object) -> np.ndarray:
     """The addresses as a C-contiguous (N, 32) int32/int64 array, or a BankismError."""
-    array = np.asarray(addresses)
+    try:
+        array = np.asarray(addresses)
+    except (ValueError, TypeError) as error:  # rows of different lengths
+        raise BankismError(f"addresses must have shape (32,) or (N, 32): {error}") from None
     if array.ndim == 1:
         array = array[np.newaxis, :]
     if array.ndim != 2 or array.shape[1] != LANES:

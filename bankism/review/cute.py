@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from bankism.errors import BankismError
-from bankism.review.layout import Swizzle
+from bankism.inputs import limit
+from bankism.review.layout import MAX_ELEMENTS, OFFSET_BITS, Swizzle, is_whole
 
 IntTuple = int | tuple  # an int, or a tuple of IntTuples
 
@@ -80,12 +81,28 @@ class CuteLayout:
         if not _congruent(self.shape, self.stride):
             raise BankismError(f"layout {tuple_text(self.shape)}:{tuple_text(self.stride)}: shape and stride "
                                "must have the same nesting")
+        leaves = (*flatten(self.shape), *flatten(self.stride), self.offset)
+        if not all(is_whole(n) for n in leaves):
+            bad = next(n for n in leaves if not is_whole(n))
+            raise BankismError(f"layout {tuple_text(self.shape)}:{tuple_text(self.stride)}: {bad!r} is "
+                               "not an integer")
+        if self.swizzle is not None and not isinstance(self.swizzle, Swizzle):
+            raise BankismError(f"layout {self}: the swizzle must be a Swizzle")
         if any(n < 1 for n in flatten(self.shape)):
             raise BankismError(f"layout {self}: every extent must be >= 1")
         if any(d < 0 for d in flatten(self.stride)):
             raise BankismError(f"layout {self}: negative strides are not supported")
         if self.offset < 0:
             raise BankismError(f"layout {self}: the offset must be >= 0")
+        # Offsets are int64 and a swizzle moves bits below OFFSET_BITS: past that they would wrap silently.
+        if self.size > 1 << OFFSET_BITS or self._largest_offset() >= 1 << OFFSET_BITS:
+            raise BankismError(f"layout {self}: its size or largest offset is past 2^{OFFSET_BITS}; "
+                               "offsets are 64-bit")
+
+    def _largest_offset(self) -> int:
+        """The largest offset before any swizzle (every stride is >= 0)."""
+        pairs = zip(flatten(self.shape), flatten(self.stride), strict=True)
+        return self.offset + sum((n - 1) * d for n, d in pairs)
 
     @property
     def rank(self) -> int:
@@ -112,6 +129,11 @@ class CuteLayout:
 
     def cosize(self) -> int:
         """One past the largest offset (the elements of memory the layout spans)."""
+        if self.swizzle is None:
+            return self._largest_offset() + 1
+        if self.size > MAX_ELEMENTS:
+            raise BankismError(f"layout {self}: {self.size:,} coordinates; bankism lays out at most "
+                               f"{MAX_ELEMENTS:,}")
         return int(self(np.arange(self.size)).max()) + 1
 
     def __call__(self, *indices) -> np.ndarray:
@@ -177,6 +199,7 @@ class _Reader:
         self.text = text
         self.items = _tokens(text)
         self.at = 0
+        self.depth = 0
 
     def peek(self) -> str | None:
         return self.items[self.at] if self.at < len(self.items) else None
@@ -199,11 +222,16 @@ class _Reader:
         if self.peek() != "(":
             return self.integer()
         self.take("(")
+        self.depth += 1
+        if self.depth > limit("nesting"):
+            raise BankismError(f"layout {self.text[:40]!r}...: parentheses nested more than "
+                               f"{limit('nesting')} deep")
         items = [self.int_tuple()]
         while self.peek() == ",":
             self.take(",")
             items.append(self.int_tuple())
         self.take(")")
+        self.depth -= 1
         return tuple(items)
 
 
@@ -277,10 +305,10 @@ def as_layout(value: object) -> CuteLayout:
         outer = getattr(value, "layoutB", None)
         swizzle = None
         if outer is not None and hasattr(outer, "bits"):
-            swizzle = Swizzle(int(outer.bits), int(outer.base), int(outer.shift))
+            swizzle = Swizzle(outer.bits, getattr(outer, "base", None), getattr(outer, "shift", None))
         elif outer is not None:
             raise BankismError(f"layout {value}: only a Swizzle may be composed outside the layout")
-        return CuteLayout(inner.shape, inner.stride, swizzle, int(getattr(value, "offset", 0) or 0))
+        return CuteLayout(inner.shape, inner.stride, swizzle, getattr(value, "offset", 0) or 0)
     shape, stride = getattr(value, "shape", None), getattr(value, "stride", None)
     if shape is not None and stride is not None:
         return CuteLayout(_ints(shape), _ints(stride))

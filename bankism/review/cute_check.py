@@ -23,7 +23,7 @@ from bankism.review.access import Access
 from bankism.review.cute import CuteLayout, as_layout, flatten
 from bankism.review.cute_copy import TiledCopy
 from bankism.review.evaluate import evaluate_access, lane_masks
-from bankism.review.layout import SharedArray, Swizzle
+from bankism.review.layout import MAX_ELEMENTS, SharedArray, Swizzle
 from bankism.review.report import Report, check
 
 
@@ -36,6 +36,16 @@ class CopyUse:
     block: tuple[int, ...]
     loops: dict[str, range]
     values: tuple[np.ndarray, ...] = field(repr=False)  # coordinates (tiles, atoms, threads, values)
+
+
+def layout_extents(layout: CuteLayout) -> tuple[int, ...]:
+    """The extents of the layout's top-level modes (its tile), refused past MAX_ELEMENTS elements before
+    anything is laid out."""
+    extents = layout.mode_sizes
+    if math.prod(extents) > MAX_ELEMENTS:
+        raise BankismError(f"layout {layout}: {math.prod(extents):,} elements; bankism lays out at most "
+                           f"{MAX_ELEMENTS:,}")
+    return extents
 
 
 def layout_array(layout: CuteLayout, dtype: str, name: str = "smem") -> SharedArray:
@@ -67,9 +77,12 @@ def copy_use(array: SharedArray, layout: CuteLayout, copy: TiledCopy) -> CopyUse
     if any(e % t for e, t in zip(extents, copy.tiler, strict=True)):
         raise BankismError(f"{copy}: the layout's extents {extents} are not multiples of the tile "
                            f"{copy.tiler}")
+    repeats = tuple(e // t for e, t in zip(extents, copy.tiler, strict=True))
+    if math.prod(repeats) * copy.tv.size > MAX_ELEMENTS:  # the (tile, thread, value) tables built below
+        raise BankismError(f"{copy}: {math.prod(repeats):,} tiles of {copy.tv.size:,} (thread, value) pairs "
+                           f"over {layout}; bankism lays out at most {MAX_ELEMENTS:,}")
     coords, per_instruction = copy.smem_coordinates(array.itemsize * 8)
     within = np.unravel_index(coords, copy.tiler, order="F")  # each (threads, atoms, values)
-    repeats = tuple(e // t for e, t in zip(extents, copy.tiler, strict=True))
     tiles = math.prod(repeats)
     tile_index = np.unravel_index(np.arange(tiles), repeats, order="F")
     # (tiles, threads, atoms, values)

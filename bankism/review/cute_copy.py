@@ -20,9 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bankism.arch import LANES
+from bankism.arch import LANES, MAX_THREADS_PER_BLOCK
 from bankism.errors import BankismError
 from bankism.review.cute import CuteLayout, as_layout, complement, flatten, parse_layout, tuple_text
+from bankism.review.layout import MAX_ELEMENTS, is_whole
 
 _BITS = {f"uint{8 * n}_t": 8 * n for n in (1, 2, 4, 8, 16)}  # the types CuTe's copies move, in bits
 
@@ -221,13 +222,48 @@ def _mode_size(layout: CuteLayout, k: int) -> int:
     return math.prod(flatten(layout.mode(k)[0]))
 
 
-def tiled_copy(atom: CopyAtom | str, layout_tv: object, tiler: tuple[int, ...]) -> TiledCopy:
-    """A tiled copy as ``print(tiled_copy)`` shows it: ``TiledLayout_TV`` and ``Tiler_MN``."""
+def check_tile(tiler: object, extents: tuple[int, ...] | None, where: str) -> tuple[int, ...]:
+    """The tile ``tiler`` as positive integers, at most MAX_ELEMENTS elements and, when the layout's
+    ``extents`` are given, of their rank and dividing them; checked before any table is built."""
+    try:
+        sizes = () if isinstance(tiler, str | bytes) else tuple(tiler)  # type: ignore[arg-type]
+    except TypeError:
+        sizes = ()
+    if not sizes or any(not is_whole(n) or n < 1 for n in sizes):
+        raise BankismError(f"{where}: tile {tiler!r} must be positive integers such as (16,16)")
+    sizes = tuple(int(n) for n in sizes)
+    if math.prod(sizes) > MAX_ELEMENTS:
+        raise BankismError(f"{where}: tile {tuple_text(sizes)} has {math.prod(sizes):,} elements; bankism "
+                           f"lays out at most {MAX_ELEMENTS:,}")
+    if extents is not None and len(extents) != len(sizes):
+        raise BankismError(f"{where}: a rank-{len(sizes)} tile {tuple_text(sizes)} for a rank-{len(extents)} "
+                           f"layout of extents {tuple_text(tuple(extents))}")
+    if extents is not None and any(e % t for e, t in zip(extents, sizes, strict=True)):
+        raise BankismError(f"{where}: the layout's extents {tuple_text(tuple(extents))} are not multiples of "
+                           f"the tile {tuple_text(sizes)}")
+    return sizes
+
+
+def _check_threads(threads: int, where: str) -> None:
+    if threads > MAX_THREADS_PER_BLOCK:
+        raise BankismError(f"{where}: {threads:,} threads; a block has at most {MAX_THREADS_PER_BLOCK}")
+
+
+def tiled_copy(
+    atom: CopyAtom | str, layout_tv: object, tiler: tuple[int, ...], extents: tuple[int, ...] | None = None,
+) -> TiledCopy:
+    """A tiled copy as ``print(tiled_copy)`` shows it: ``TiledLayout_TV`` and ``Tiler_MN`` (checked
+    against the layout's ``extents`` when given)."""
     atom = atom if isinstance(atom, CopyAtom) else copy_atom(atom)
     tv_layout = as_layout(layout_tv)
     if tv_layout.rank != 2 or tv_layout.swizzle is not None:
         raise BankismError(f"TiledLayout_TV {tv_layout}: expected a (thread, value) layout")
-    tiler = tuple(int(n) for n in tiler)
+    tiler = check_tile(tiler, extents, f"TiledLayout_TV {tv_layout}")
+    threads, values = tv_layout.mode_sizes
+    _check_threads(threads, f"TiledLayout_TV {tv_layout}")
+    if threads * values > MAX_ELEMENTS:
+        raise BankismError(f"TiledLayout_TV {tv_layout}: {threads * values:,} (thread, value) pairs; bankism "
+                           f"lays out at most {MAX_ELEMENTS:,}")
     table = _table(tv_layout, tv_layout.mode_sizes)
     if table.max() >= math.prod(tiler):
         raise BankismError(f"TiledLayout_TV {tv_layout} reaches index {int(table.max())}, outside the tile "
@@ -235,9 +271,14 @@ def tiled_copy(atom: CopyAtom | str, layout_tv: object, tiler: tuple[int, ...]) 
     return TiledCopy(atom, table, tiler, f"{atom.name}, TV {tv_layout}, tile {tuple_text(tiler)}")
 
 
-def make_tiled_copy(atom: CopyAtom | str, thr_layout: object, val_layout: object = "1:0") -> TiledCopy:
+def make_tiled_copy(
+    atom: CopyAtom | str, thr_layout: object, val_layout: object = "1:0",
+    extents: tuple[int, ...] | None = None,
+) -> TiledCopy:
     """CuTe's ``make_tiled_copy(atom, thr_layout, val_layout)``: ``raked_product(thr, val)`` gives the
-    (M,N) -> (thread, value) layout; its inverse, shaped (threads, values), is the TV layout."""
+    (M,N) -> (thread, value) layout; its inverse, shaped (threads, values), is the TV layout. The threads
+    (at most MAX_THREADS_PER_BLOCK) and the tile (against the layout's ``extents`` when given) are checked
+    before any table is built."""
     atom = atom if isinstance(atom, CopyAtom) else copy_atom(atom)
     thr, val = as_layout(thr_layout), as_layout(val_layout)
     rank = max(thr.rank, val.rank)
@@ -247,8 +288,10 @@ def make_tiled_copy(atom: CopyAtom | str, thr_layout: object, val_layout: object
     val_full = CuteLayout(tuple(s for s, _ in val_modes), tuple(d for _, d in val_modes))
     thr_sizes, val_sizes = thr_full.mode_sizes, val_full.mode_sizes
     threads, values = thr_full.size, val_full.size
+    where = f"make_tiled_copy({atom.name}, {thr}, {val})"
+    _check_threads(threads, where)
+    tiler = check_tile(tuple(t * v for t, v in zip(thr_sizes, val_sizes, strict=True)), extents, where)
     filler = complement(thr_full, threads * val_full.cosize())
-    tiler = tuple(t * v for t, v in zip(thr_sizes, val_sizes, strict=True))
     grids = np.indices(tiler, dtype=np.int64)  # coordinate m_i = v_i + V_i * t_i (raked)
     thread_part = thr_full(*[g // v for g, v in zip(grids, val_sizes, strict=True)])
     value_part = filler(val_full(*[g % v for g, v in zip(grids, val_sizes, strict=True)]))

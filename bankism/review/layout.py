@@ -58,7 +58,7 @@ class Swizzle:
     def __post_init__(self) -> None:
         for name in ("bits", "base", "shift"):
             value = getattr(self, name)
-            if not _whole(value):
+            if not is_whole(value):
                 raise BankismError(f"Swizzle: {name}={value!r} must be an integer")
             object.__setattr__(self, name, int(value))
         if self.bits < 0 or self.base < 0:
@@ -85,7 +85,21 @@ class Swizzle:
         return ((1 << self.bits) - 1) << (self.base - min(0, self.shift))
 
     def __call__(self, offset):
-        """The swizzled offset (an int or an integer array), like ``cute::Swizzle::apply``."""
+        """The swizzled offset (an int or an integer array), like ``cute::Swizzle::apply``; a negative
+        or non-integer offset is refused."""
+        if is_whole(offset):
+            if offset < 0:
+                raise BankismError(f"{self}: offset {offset} is negative; element offsets are >= 0")
+        else:
+            try:
+                array = None if isinstance(offset, str | bytes) else np.asarray(offset)
+            except (TypeError, ValueError):  # a ragged list
+                array = None
+            if array is None or array.dtype.kind not in "iu":
+                raise BankismError(f"{self}: offset {offset!r:.60} is not an integer (or an integer array)")
+            if array.size and array.min() < 0:
+                raise BankismError(f"{self}: offset {int(array.min())} is negative; element offsets are >= 0")
+            offset = array
         source = offset & self.yyy_mask
         moved = source >> self.shift if self.shift >= 0 else source << -self.shift
         return offset ^ moved
@@ -112,12 +126,12 @@ def _canonical_dtype(dtype: object) -> str:
     raise BankismError(f"unknown element type {dtype!r}: expected one of {known}")
 
 
-def _whole(value: object) -> bool:
+def is_whole(value: object) -> bool:
     """An integer (Python's or NumPy's); never a float (32.0 is refused, not rounded), a string or a bool."""
     return isinstance(value, int | np.integer) and not isinstance(value, bool | np.bool_)
 
 
-def _items(value: object) -> tuple:
+def shape_items(value: object) -> tuple:
     """A shape given as a sequence, as a tuple; () for anything else (then refused)."""
     if isinstance(value, str | bytes):
         return ()
@@ -125,6 +139,25 @@ def _items(value: object) -> tuple:
         return tuple(value)  # type: ignore[arg-type]
     except TypeError:
         return ()
+
+
+def positive_shape(shape: object, where: str) -> tuple[int, ...]:
+    """``shape`` (a sequence) as positive integers of at most MAX_ELEMENTS elements, or one line naming
+    ``where``: checked before anything of that shape is laid out."""
+    dims = shape_items(shape)
+    if not dims or any(not is_whole(n) or n < 1 for n in dims):
+        raise BankismError(f"{where} {shape!r}: expected positive integers such as 64,64")
+    dims = tuple(int(n) for n in dims)
+    if math.prod(dims) > MAX_ELEMENTS:
+        raise BankismError(f"{where} {list(dims)}: {math.prod(dims):,} elements; bankism lays out at most "
+                           f"{MAX_ELEMENTS:,}")
+    return dims
+
+
+def check_itemsize(itemsize: object) -> None:
+    """Refuse (one line) an element size that no element type of bankism has."""
+    if not is_whole(itemsize) or itemsize not in set(_ITEMSIZES.values()):
+        raise BankismError(f"element size {itemsize!r}: expected one of 1, 2, 4 or 8 bytes")
 
 
 @dataclass(frozen=True, repr=False)
@@ -147,8 +180,8 @@ class SharedArray:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "dtype", _canonical_dtype(self.dtype))
-        shape = (self.shape,) if isinstance(self.shape, int | np.integer) else _items(self.shape)
-        if not shape or any(not _whole(n) or n < 1 for n in shape):
+        shape = (self.shape,) if isinstance(self.shape, int | np.integer) else shape_items(self.shape)
+        if not shape or any(not is_whole(n) or n < 1 for n in shape):
             raise BankismError(f"shared array {self.name}: shape {self.shape!r} must be positive integers")
         object.__setattr__(self, "shape", tuple(int(n) for n in shape))
         if math.prod(self.shape) > MAX_ELEMENTS:
@@ -158,11 +191,11 @@ class SharedArray:
                 f"GPU bankism models has more than {largest:,} bytes of shared memory (bankism lays out at "
                 f"most {MAX_ELEMENTS:,} elements)"
             )
-        if not _whole(self.pad) or self.pad < 0:
+        if not is_whole(self.pad) or self.pad < 0:
             raise BankismError(f"shared array {self.name}: pad={self.pad!r} must be an integer >= 0")
         if self.pad and len(self.shape) < 2:
             raise BankismError(f"shared array {self.name}: pad applies to rows; a 1-D array has none")
-        if not _whole(self.base) or self.base < 0 or self.base % self.itemsize:
+        if not is_whole(self.base) or self.base < 0 or self.base % self.itemsize:
             raise BankismError(
                 f"shared array {self.name}: base={self.base!r} must be a byte offset >= 0 "
                 f"aligned to its {self.itemsize}-byte elements"

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import html
 import itertools
+import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.arch import (
-    DEFAULT_ARCH,
-)
+from bankism.arch import DEFAULT_ARCH, MAX_GRID_DIMS
 from bankism.engine import SimulationResult, simulate
 from bankism.engine.pipe import PipeCycles
 from bankism.errors import BankismError
@@ -440,6 +439,8 @@ class Report:
 
 
 def as_list(accesses: Access | Iterable[Access]) -> list[Access]:
+    if not isinstance(accesses, Access | Iterable) or isinstance(accesses, str | bytes):
+        raise BankismError(f"expected an Access or a list of Access objects; got {type(accesses).__name__}")
     items = [accesses] if isinstance(accesses, Access) else list(accesses)
     for item in items:
         if not isinstance(item, Access):
@@ -473,6 +474,9 @@ def grid_blocks(grid: int | Sequence[int]) -> int:
     if not 1 <= len(extents) <= 3 or not all(
             isinstance(e, int | np.integer) and not isinstance(e, bool) and e >= 1 for e in extents):
         raise BankismError(f"grid: expected a positive block count or 1 to 3 positive extents; got {grid!r}")
+    limits = MAX_GRID_DIMS if len(extents) > 1 else (math.prod(MAX_GRID_DIMS),)  # a count: all three
+    if any(e > most for e, most in zip(extents, limits, strict=False)):
+        raise BankismError(f"grid: {grid!r} is past CUDA's limits ({', '.join(map(str, MAX_GRID_DIMS))})")
     return int(np.prod(extents, dtype=object))
 
 

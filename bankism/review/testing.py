@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from bankism.arch import DEFAULT_ARCH
+from bankism.errors import BankismError
 from bankism.review.access import Access
 from bankism.review.report import Report, Site, WarpInstruction, check
 
@@ -40,6 +41,9 @@ def assert_max_wavefronts(
     arch: str = DEFAULT_ARCH,
 ) -> Report:
     """Fail if any warp-instruction of any access costs more than ``wavefronts`` wavefronts."""
+    if isinstance(wavefronts, bool) or not isinstance(wavefronts, int | float) or not wavefronts >= 0 \
+            or wavefronts != wavefronts // 1:  # NaN compares false: it would pass every access
+        raise BankismError(f"assert_max_wavefronts: wavefronts={wavefronts!r} must be a whole number >= 0")
     report = check(accesses, block=block, loops=loops, arch=arch)
     failing = [site for site in report.sites if site.max_wavefronts > wavefronts]
     if failing:

@@ -26,12 +26,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bankism.arch import DEFAULT_ARCH, LANES
+from bankism.arch import DEFAULT_ARCH, LANES, MAX_THREADS_PER_BLOCK
 from bankism.engine import simulate
 from bankism.errors import BankismError
 from bankism.review.access import Access
 from bankism.review.evaluate import lane_masks
-from bankism.review.layout import SharedArray
+from bankism.review.layout import (
+    MAX_ELEMENTS,
+    SharedArray,
+    check_itemsize,
+    is_whole,
+    positive_shape,
+    shape_items,
+)
 from bankism.review.report import Report, check
 
 
@@ -46,18 +53,31 @@ class SharedEncoding:
     nvmma_bytes: int | None = None  # swizzlingByteWidth of an nvmma_shared encoding (0, 32, 64, 128)
 
     def __post_init__(self) -> None:
-        for name in ("vec", "per_phase", "max_phase"):
+        for name, attribute in (("vec", "vec"), ("per_phase", "perPhase"), ("max_phase", "maxPhase")):
             value = getattr(self, name)
-            if not isinstance(value, int) or value < 1 or value & (value - 1):
-                raise BankismError(f"shared encoding: {name}={value!r} must be a power of two >= 1")
+            if not is_whole(value) or value < 1 or value & (value - 1) or value > MAX_ELEMENTS:
+                raise BankismError(f"shared encoding: {attribute}={value!r} must be a power of two from 1 to "
+                                   f"{MAX_ELEMENTS:,} (the most elements bankism lays out)")
+            object.__setattr__(self, name, int(value))
+        order = shape_items(self.order)
+        if any(not is_whole(d) for d in order):
+            raise BankismError(f"shared encoding: order={self.order!r} must be a list of dimensions")
+        object.__setattr__(self, "order", tuple(int(d) for d in order))
         if sorted(self.order) != list(range(len(self.order))) or len(self.order) < 2:
             raise BankismError(f"shared encoding: order={list(self.order)} must list the dimensions once")
+        width = self.nvmma_bytes
+        if width is not None and (not is_whole(width) or not 0 <= width <= 128 or width & (width - 1)):
+            raise BankismError(f"nvmma_shared: swizzlingByteWidth={width!r}: 0 or a power of two <= 128")
 
     @classmethod
     def nvmma(cls, swizzle_bytes: int, element_bits: int, transposed: bool = False) -> SharedEncoding:
         """Triton's NVMMASharedEncodingAttr (getVec/getPerPhase/getMaxPhase)."""
-        if swizzle_bytes not in (0, 32, 64, 128):
-            raise BankismError(f"nvmma_shared: swizzlingByteWidth={swizzle_bytes} must be 0, 32, 64 or 128")
+        if not is_whole(swizzle_bytes) or swizzle_bytes not in (0, 32, 64, 128):
+            raise BankismError(f"nvmma_shared: swizzlingByteWidth={swizzle_bytes!r} must be 0, 32, 64 or 128")
+        element_widths = (4, 8, 16, 32, 64)  # a 16-byte vector holds a whole number of them
+        if not is_whole(element_bits) or element_bits not in element_widths:
+            raise BankismError(f"nvmma_shared: elementBitWidth={element_bits!r} must be one of "
+                               f"{', '.join(map(str, element_widths))}")
         order = (0, 1) if transposed else (1, 0)
         if swizzle_bytes == 0:
             return cls(1, 1, 1, order, 0)
@@ -71,6 +91,7 @@ class SharedEncoding:
         c = np.asarray(indices[column_dim], np.int64)
         phase = (self.vec * ((r // self.per_phase) % self.max_phase))
         if self.nvmma_bytes:
+            check_itemsize(itemsize)
             block = max(16, self.nvmma_bytes) // itemsize  # columns per core-matrix block
             if columns % block:
                 raise BankismError(f"{self}: {columns} columns are not a multiple of the {block}-column "
@@ -96,6 +117,10 @@ class SharedEncoding:
                 f"maxPhase = {self.max_phase}, order = [{order}]}}>")
 
 
+_BLOCKED_FIELDS = (("size_per_thread", "sizePerThread"), ("threads_per_warp", "threadsPerWarp"),
+                   ("warps_per_cta", "warpsPerCTA"), ("order", "order"))
+
+
 @dataclass(frozen=True)
 class Blocked:
     """Triton's ``#blocked`` register layout: which thread holds which elements."""
@@ -106,12 +131,22 @@ class Blocked:
     order: tuple[int, ...]
 
     def __post_init__(self) -> None:
+        for name, attribute in _BLOCKED_FIELDS:
+            least = 0 if name == "order" else 1  # every count positive; order lists dimensions from 0
+            if any(not is_whole(v) or v < least for v in shape_items(getattr(self, name))):
+                raise BankismError(f"#blocked: {attribute} = {getattr(self, name)!r} must list integers >= "
+                                   f"{least}")
+            object.__setattr__(self, name, tuple(int(v) for v in shape_items(getattr(self, name))))
         rank = len(self.order)
         if not (len(self.size_per_thread) == len(self.threads_per_warp) == len(self.warps_per_cta) == rank):
             raise BankismError(f"{self}: sizePerThread, threadsPerWarp, warpsPerCTA and order need one "
                                "entry per dimension")
         if math.prod(self.threads_per_warp) != LANES:
-            raise BankismError(f"{self}: threadsPerWarp must multiply to {LANES}")
+            raise BankismError(f"{self}: threadsPerWarp = {list(self.threads_per_warp)} must multiply to the "
+                               f"{LANES} lanes of a warp")
+        if self.warps * LANES > MAX_THREADS_PER_BLOCK:
+            raise BankismError(f"{self}: warpsPerCTA = {list(self.warps_per_cta)} makes a CTA of "
+                               f"{self.warps * LANES:,} threads; a block has at most {MAX_THREADS_PER_BLOCK}")
         if sorted(self.order) != list(range(rank)):
             raise BankismError(f"{self}: order must list the dimensions once")
 
@@ -131,13 +166,14 @@ class Blocked:
 # TTGIR text
 # ---------------------------------------------------------------------------------------------
 
+# An attribute's body holds no braces: ``[^{}]*`` (not ``.*?``) keeps each search linear in the text.
 _ATTRIBUTE = re.compile(
-    r"#(?:ttg|triton_gpu)\.(swizzled_shared|shared|nvmma_shared|blocked)\s*<\s*\{(.*?)\}\s*>", re.S)
+    r"#(?:ttg|triton_gpu)\.(swizzled_shared|shared|nvmma_shared|blocked)\s*<\s*\{([^{}]*)\}\s*>")
 
 
 def _fields(body: str) -> dict[str, str]:
     found = {}
-    for match in re.finditer(r"(\w+)\s*=\s*(\[[^\]]*\]|[\w.]+)", body):
+    for match in re.finditer(r"(\w+)\s*=\s*(\[[^\]]*\]|-?[\w.]+)", body):
         found[match.group(1)] = match.group(2)
     return found
 
@@ -147,6 +183,16 @@ def _ints(text: str, what: str) -> tuple[int, ...]:
         return tuple(int(v) for v in text.strip("[] ").split(",") if v.strip())
     except ValueError:
         raise BankismError(f"{what}: {text!r} is not a list of integers") from None
+
+
+def _int(body: dict[str, str], key: str, where: str, default: int | None = None) -> int:
+    """The integer attribute ``key`` (``vec = 8``), or one line naming it."""
+    if key not in body and default is None:
+        raise BankismError(f"{where}: missing {key}")
+    try:
+        return int(body.get(key, default))  # type: ignore[arg-type]
+    except ValueError:
+        raise BankismError(f"{where}: {key} = {body[key]!r} is not an integer") from None
 
 
 def parse_encoding(text: str, element_bits: int = 16) -> SharedEncoding | Blocked:
@@ -160,14 +206,16 @@ def parse_encoding(text: str, element_bits: int = 16) -> SharedEncoding | Blocke
     where = f"#{kind}"
     try:
         if kind == "blocked":
-            return Blocked(_ints(body["sizePerThread"], where), _ints(body["threadsPerWarp"], where),
-                           _ints(body["warpsPerCTA"], where), _ints(body["order"], where))
+            return Blocked(*(_ints(body[key], f"{where}: {key}") for key in
+                             ("sizePerThread", "threadsPerWarp", "warpsPerCTA", "order")))
         if kind == "nvmma_shared":
-            bits = int(body.get("elementBitWidth", element_bits))
-            return SharedEncoding.nvmma(int(body["swizzlingByteWidth"]), bits,
-                                        body.get("transposed", "false") == "true")
-        return SharedEncoding(int(body["vec"]), int(body["perPhase"]), int(body["maxPhase"]),
-                              _ints(body["order"], where))
+            transposed = body.get("transposed", "false")
+            if transposed not in ("true", "false"):
+                raise BankismError(f"{where}: transposed = {transposed!r} must be true or false")
+            bits = _int(body, "elementBitWidth", where, element_bits)
+            return SharedEncoding.nvmma(_int(body, "swizzlingByteWidth", where), bits, transposed == "true")
+        return SharedEncoding(_int(body, "vec", where), _int(body, "perPhase", where),
+                              _int(body, "maxPhase", where), _ints(body["order"], f"{where}: order"))
     except KeyError as missing:
         raise BankismError(f"{where}: missing {missing.args[0]}") from None
 
@@ -175,8 +223,8 @@ def parse_encoding(text: str, element_bits: int = 16) -> SharedEncoding | Blocke
 def encodings_in(text: str) -> dict[str, SharedEncoding | Blocked]:
     """The named encodings a TTGIR module defines (``#shared = #ttg.swizzled_shared<...>``)."""
     found = {}
-    definition = r"^\s*(#\w+)\s*=\s*(#(?:ttg|triton_gpu)\.(\w+)\s*<\s*\{.*?\}\s*>)"
-    for match in re.finditer(definition, text, re.M | re.S):
+    definition = r"^[ \t]*(#\w+)[ \t]*=\s*(#(?:ttg|triton_gpu)\.(\w+)\s*<\s*\{[^{}]*\}\s*>)"
+    for match in re.finditer(definition, text, re.M):
         if match.group(3) in ("swizzled_shared", "shared", "nvmma_shared", "blocked"):
             found[match.group(1)] = parse_encoding(match.group(2))
     return found
@@ -203,9 +251,21 @@ class TritonAccess:
         return int(self.coords[0].shape[0])
 
 
+def tile_shape(shape: object, encoding: SharedEncoding) -> tuple[int, ...]:
+    """``shape`` as positive integers, one per dimension of ``encoding``, at most MAX_ELEMENTS elements in
+    all; else one line naming what is wrong (checked before any work is laid out)."""
+    dims = positive_shape(shape, "tile shape")
+    if len(dims) != len(encoding.order):
+        raise BankismError(f"tile shape {list(dims)}: {len(dims)} dimension(s) for {encoding}, whose order "
+                           f"has {len(encoding.order)}")
+    return dims
+
+
 def dot_operand_reads(shape: tuple[int, ...], encoding: SharedEncoding, itemsize: int) -> TritonAccess:
     """``ldmatrix.x4`` over every 16-row x 32-byte block of the tile (rows and columns in the encoding's
     order: ``.trans`` when the operand's K is not the contiguous dimension; the addresses are the same)."""
+    shape = tile_shape(shape, encoding)
+    check_itemsize(itemsize)
     column_dim, row_dim = encoding.order[0], encoding.order[1]
     rows, columns = shape[row_dim], shape[column_dim]
     chunk = 16 // itemsize
@@ -225,6 +285,8 @@ def blocked_accesses(shape: tuple[int, ...], blocked: Blocked, encoding: SharedE
                      op: str = "store") -> TritonAccess:
     """``local_store`` (or ``local_load``) of a tile held in ``blocked``: each thread moves its registers
     in runs contiguous in both layouts, at most 16 bytes; one warp-instruction per run and warp."""
+    shape = tile_shape(shape, encoding)
+    check_itemsize(itemsize)
     rank = len(shape)
     if len(blocked.order) != rank:
         raise BankismError(f"{blocked}: rank {len(blocked.order)} for a rank-{rank} tile")
@@ -237,10 +299,15 @@ def blocked_accesses(shape: tuple[int, ...], blocked: Blocked, encoding: SharedE
         run //= 2
     cta = [s * t * w for s, t, w in zip(blocked.size_per_thread, blocked.threads_per_warp,
                                         blocked.warps_per_cta, strict=True)]
+    repeats = [max(1, -(-n // c)) for n, c in zip(shape, cta, strict=True)]
+    covered = math.prod(r * c for r, c in zip(repeats, cta, strict=True))
+    if covered > MAX_ELEMENTS:  # each element a thread holds, repeats included: checked before the loops
+        raise BankismError(f"{blocked}: its threads hold {covered:,} elements of the {list(shape)} tile "
+                           f"(sizePerThread x threadsPerWarp x warpsPerCTA, repeated over the tile); bankism "
+                           f"models at most {MAX_ELEMENTS:,}")
     lane, warp = np.arange(LANES), np.arange(blocked.warps)
     lane_coord = _unravel(lane, blocked.threads_per_warp, blocked.order)
     warp_coord = _unravel(warp, blocked.warps_per_cta, blocked.order)
-    repeats = [max(1, -(-n // c)) for n, c in zip(shape, cta, strict=True)]
     rows = []
     for rep in np.ndindex(*repeats):
         for reg in np.ndindex(*blocked.size_per_thread):
@@ -278,6 +345,7 @@ def encoding_array(
     shape: tuple[int, ...], dtype: str, encoding: SharedEncoding, name: str = "smem",
 ) -> SharedArray:
     """The tile as a ``SharedArray`` whose layout function is the encoding."""
+    shape = tile_shape(shape, encoding)
     probe = SharedArray(dtype, shape, name=name)
     itemsize = probe.itemsize
 
@@ -347,7 +415,9 @@ def check_encoding(
 ) -> EncodingCheck:
     """Count the modelled accesses to a tile in ``encoding``: by default the dot-operand ldmatrix reads,
     plus the stores from ``blocked`` when given."""
-    shape = tuple(int(n) for n in shape)
+    if not isinstance(encoding, SharedEncoding):
+        raise BankismError(f"check_encoding: expected a SharedEncoding, got {type(encoding).__name__}")
+    shape = tile_shape(shape, encoding)
     array = encoding_array(shape, dtype, encoding, name)
     if accesses is None:
         accesses = []

@@ -23,6 +23,7 @@ from bankism.review.triton_shared import (
     blocked_accesses,
     dot_operand_reads,
     encodings_in,
+    tile_shape,
 )
 
 #: TTGIR element types -> bankism dtypes (fp8 and int8 as one byte; only the size matters).
@@ -30,7 +31,9 @@ ELEMENT_TYPES = {"f16": "float16", "bf16": "bfloat16", "f32": "float32", "f64": 
                  "i16": "int16", "i32": "int32", "i64": "int64", "f8E4M3FN": "uint8", "f8E5M2": "uint8",
                  "f8E4M3FNUZ": "uint8", "f8E5M2FNUZ": "uint8", "tf32": "float32"}
 
-_TYPE = r"<(?P<{n}>[0-9x]+)x(?P<{t}>\w+),\s*(?P<{e}>#[\w.]+(?:<\{{[^}}]*\}}>)?)"
+# ``64x64xf16``: each dimension a number and an x, then the element type (a letter first), so that no
+# search backtracks over a long run of digits and x's.
+_TYPE = r"<(?P<{n}>(?:\d+x)+)(?P<{t}>[A-Za-z]\w*),\s*(?P<{e}>#[\w.]+(?:<\{{[^}}]*\}}>)?)"
 _MEMDESC = re.compile(r"!(?:ttg|tt|triton_gpu)\.memdesc" + _TYPE.format(n="mshape", t="mtype", e="menc"))
 _TENSOR = re.compile(r"tensor" + _TYPE.format(n="tshape", t="ttype", e="tenc"))
 
@@ -48,8 +51,11 @@ class SharedTile:
     lines: list[int] = field(default_factory=list)
 
 
-def _dims(text: str) -> tuple[int, ...]:
-    return tuple(int(n) for n in text.split("x") if n)
+def _dims(text: str, number: int) -> tuple[int, ...]:
+    parts = [n for n in text.split("x") if n]
+    if any(len(n) > 18 for n in parts):  # past any tile; int() of thousands of digits would be refused
+        raise BankismError(f"TTGIR line {number}: dimension {max(parts, key=len)[:20]}... is too large")
+    return tuple(int(n) for n in parts)
 
 
 def shared_tiles(text: str) -> list[SharedTile]:
@@ -64,7 +70,7 @@ def shared_tiles(text: str) -> list[SharedTile]:
         encoding = names.get(memdesc.group("menc"))
         if not isinstance(encoding, SharedEncoding):
             continue
-        dims = _dims(memdesc.group("mshape"))
+        dims = _dims(memdesc.group("mshape"), number)
         shape = dims[-2:] if len(dims) > 2 else dims
         element = memdesc.group("mtype")
         dtype = ELEMENT_TYPES.get(element)
@@ -73,12 +79,20 @@ def shared_tiles(text: str) -> list[SharedTile]:
         key = (memdesc.group("menc"), shape, dtype)
         tile = tiles.get(key)
         if tile is None:
-            tile = tiles[key] = SharedTile(shape, dtype, _fit(encoding, len(shape)), memdesc.group("menc"))
+            try:
+                fitted = _fit(encoding, len(shape))
+                tile_shape(shape, fitted)
+            except BankismError as error:
+                raise BankismError(f"TTGIR line {number}: {error}") from None
+            tile = tiles[key] = SharedTile(shape, dtype, fitted, memdesc.group("menc"))
         tile.lines.append(number)
         tensor = _TENSOR.search(line)
         if tensor is None:
             continue  # an allocation with no initial value
-        _add_access(tile, operation.group(1), tensor.group("tenc"), names, number)
+        try:
+            _add_access(tile, operation.group(1), tensor.group("tenc"), names, number)
+        except BankismError as error:
+            raise BankismError(f"TTGIR line {number}: {error}") from None
     return list(tiles.values())
 
 

@@ -178,7 +178,11 @@ def sm_floor_cycles(time: LaunchTime, excess_wavefronts: float, norm: float) -> 
     l1_after = max(0.0, time.l1_wavefronts - excess_wavefronts) / time.sm_count
     loads = [time.issue_pct / 100.0 * cycles, l1_after]
     loads += [share * cycles for share in time.pipe_loads().values()]
-    return sum(load**norm for load in loads) ** (1.0 / norm)
+    largest = max(loads)
+    if largest <= 0:
+        return 0.0
+    # scaled by the largest load: a trace's huge (but schema-valid) figures must not overflow the power
+    return largest * sum((load / largest) ** norm for load in loads) ** (1.0 / norm)
 
 
 def memory_ns(time: LaunchTime, efficiency: float) -> float:

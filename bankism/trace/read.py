@@ -264,8 +264,8 @@ class Trace:
         them itself in the same pass that uses them (``analyze``, through the engine).
         """
         launch = _raw(launch)
-        if chunk < 1:
-            raise BankismError(f"chunk must be at least 1 record; got {chunk}")
+        if isinstance(chunk, bool) or not isinstance(chunk, int | np.integer) or chunk < 1:
+            raise BankismError(f"chunk must be a whole number of records, at least 1; got {chunk!r}")
         if "records" in launch:
             records = launch["records"]
             n = int(records["warp"].shape[0])

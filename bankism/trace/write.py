@@ -66,7 +66,7 @@ def _dumps(value: Any, indent: str) -> str:
     if isinstance(value, list) and any(isinstance(item, dict | list) for item in value):
         items = [inner + _dumps(item, inner) for item in value]
         return "[\n" + ",\n".join(items) + "\n" + indent + "]"
-    return json.dumps(value)
+    return json.dumps(value, allow_nan=False)
 
 
 def _plain(value: Any) -> Any:
@@ -137,6 +137,8 @@ def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None 
     Files are written to temporaries and renamed, so an interrupted save leaves nothing half-written.
     """
     out = Path(file_name(path, "save"))
+    if not out.name or out.is_dir():
+        raise BankismError(f"{path}: save needs a file name, not a directory")
     if out.suffix.lower() == ".npz":
         raise BankismError(f"{out}: a trace is a JSON file; its records go to a .npz beside it")
     if binary not in (None, True, False):
@@ -161,7 +163,10 @@ def save(doc: dict[str, Any], path: str | os.PathLike[str], binary: bool | None 
         for launch in layout["launches"]:
             launch["records_file"] = npz.name
     inline = {} if binary else arrays_by_position
-    text = _render_document(layout, inline)
+    try:
+        text = _render_document(layout, inline)
+    except ValueError:  # json refuses NaN and infinity (allow_nan=False): no reader would take them back
+        raise BankismError(f"{out}: the trace holds a number that is not finite (NaN or infinity)") from None
     with temporary_sibling(out) as json_temp, temporary_sibling(npz) as npz_temp:
         if binary:
             members: dict[str, np.ndarray] = {}

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import decimal
 import io
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -162,6 +163,8 @@ def parse_number(text: str, unit: str = "") -> float | None:
     try:
         value = float(cleaned)
     except ValueError:
+        return None
+    if not math.isfinite(value):  # 'inf', '1e400': no measurement, as 'n/a' (a trace never holds one)
         return None
     unit = unit.strip()
     if len(unit) >= 1 and unit[0] in _UNIT_PREFIX and not unit.lower().startswith(("byte", "bit")):

@@ -162,6 +162,8 @@ class SharedStore:
         self.bits = np.zeros(self._capacity, np.int64)
         self.known = np.zeros(self._capacity, bool)
         self.src = np.zeros(self._capacity, np.int64)
+        #: while positive (a loop's probe that may be undone holds ``owner`` and the count), no compaction
+        self.held = 0
 
     def grow(self, size: int) -> None:
         """Make room up to byte ``size`` (an extern array placed once the block runs)."""
@@ -181,6 +183,11 @@ class SharedStore:
         need = self._count + extra
         if need <= self._capacity:
             return
+        if not self.held:  # drop the records no byte holds any more: a long loop's stores stay bounded
+            self._compact()
+            need = self._count + extra
+            if need <= self._capacity // 2:
+                return
         while self._capacity < need:
             self._capacity *= 2
         for name in ("start", "width", "type_id", "bits", "known", "src"):
@@ -188,6 +195,17 @@ class SharedStore:
             new = np.zeros(self._capacity, old.dtype)
             new[: self._count] = old[: self._count]
             setattr(self, name, new)
+
+    def _compact(self) -> None:
+        """Keep only the records some byte still points at, renumbered in their order."""
+        live = np.unique(self.owner[self.owner >= 0])
+        renumber = np.full(self._count, -1, np.int64)
+        renumber[live] = np.arange(live.size)
+        for name in ("start", "width", "type_id", "bits", "known", "src"):
+            column = getattr(self, name)
+            column[: live.size] = column[live]
+        self.owner = np.where(self.owner >= 0, renumber[np.maximum(self.owner, 0)], -1)
+        self._count = int(live.size)
 
     def store(self, addresses: np.ndarray, t: CType, data: np.ndarray, known: np.ndarray,
               src: np.ndarray) -> None:

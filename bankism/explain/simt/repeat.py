@@ -309,7 +309,11 @@ def run_repeating(machine: SimtMachine, stmt: S.For, mask: Mask, counter: Variab
         if moved is None or trips - done < 2 * period:
             break
         executed = machine.executed
-        probe = _probe(machine, iteration, period, changed, moved, now)
+        machine.store.held += 1  # the store's record ids the probe may restore must not be renumbered
+        try:
+            probe = _probe(machine, iteration, period, changed, moved, now)
+        finally:
+            machine.store.held -= 1
         if probe is not None:
             _replicate(machine, stmt, probe, changed, starts, trips, done, period)
             # the copied iterations count as run in the loop's size (vectorize.kept_for_size)
