@@ -127,6 +127,8 @@ def test_the_review_api_raises_bankism_errors_for_bad_arguments():
     assert bankism.check(access, block=32, grid=(2**31 - 1, 65535, 65535)).blocks > 0
     with pytest.raises(BankismError, match=r"shape \(32,\) or \(N, 32\)"):
         bankism.simulate([[0] * 32, [0] * 31], width=4)
+    with pytest.raises(BankismError, match="1 index array"):
+        SharedArray("float", (32, 32)).element_offsets(np.arange(4))  # zip() raised ValueError
     with pytest.raises(BankismError, match="chunk must be a whole number"):
         list(bankism.trace.iter_records(COL32, 0, chunk="5"))  # type: ignore[arg-type]
 

@@ -277,9 +277,16 @@ class SharedArray:
         """Element offsets of the elements at ``indices`` (one integer array per dimension)."""
         if callable(self.swizzle) and not isinstance(self.swizzle, Swizzle):
             return np.asarray(self.swizzle(*indices), dtype=np.int64)
-        offsets = np.zeros(np.broadcast_shapes(*(np.shape(i) for i in indices)), np.int64)
-        for index, stride in zip(indices, self.strides, strict=True):
-            offsets = offsets + np.asarray(index, np.int64) * stride
+        if len(indices) != len(self.shape):
+            raise BankismError(f"{self.name}: {len(indices)} index array(s) for a {len(self.shape)}-D array")
+        try:
+            arrays = [np.asarray(index, np.int64) for index in indices]
+            offsets = np.zeros(np.broadcast_shapes(*(a.shape for a in arrays)), np.int64)
+        except (TypeError, ValueError) as error:
+            raise BankismError(f"{self.name}: the indices must be integer arrays of one shape ({error})"
+                               ) from None
+        for index, stride in zip(arrays, self.strides, strict=True):
+            offsets = offsets + index * stride
         if isinstance(self.swizzle, Swizzle):
             offsets = self.swizzle(offsets)
         return offsets
