@@ -106,3 +106,18 @@ def test_cp_async_into_an_extern_array_without_a_size_asks_for_it():
     report = run(kernel, dynamic_shared=2048)
     assert site(report, 10, "staged", "ldgsts")["wavefronts"] == 4 * 4  # 4 warps of 16-byte lanes: 4 each
     assert site(report, 13, "staged", "load")["conflicts"] == 0
+
+
+def test_a_runner_that_does_not_preprocess_is_passed_over(tmp_path):
+    """A runner with an #error (or any preprocessing failure) must not sink the answer: the kernel's own
+    refusal (or the next runner) stands."""
+    (tmp_path / "k").mkdir()
+    header = tmp_path / "k" / "kk.cuh"
+    header.write_text("__global__ void kk(float *o)\n"
+                      "{ __shared__ float s[32]; s[threadIdx.x] = 1; o[0] = s[0]; }\n")
+    (tmp_path / "a_run.cu").write_text('#include "k/kk.cuh"\n#error broken\n'
+                                       "int main() { kk<<<1, 32>>>(0); }\n")
+    with pytest.raises(BankismError, match="no launch of kk"):
+        run(header)
+    (tmp_path / "b_run.cu").write_text('#include "k/kk.cuh"\nint main() { kk<<<2, 32>>>(0); }\n')
+    assert run(header)["launch"]["grid"] == [2, 1, 1]

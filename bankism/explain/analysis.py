@@ -13,7 +13,7 @@ from bankism.arch import get_arch, launch_shape_problem
 from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.host import HostScope, host_number, launch_dim
-from bankism.explain.frontend.launch_search import launching_files
+from bankism.explain.frontend.launch_search import beside_note, is_file_of, launching_files
 from bankism.explain.frontend.misread import declared_names
 from bankism.explain.frontend.parse import Program, SourceLaunch, parse, parse_number
 from bankism.explain.frontend.preprocess import preprocess
@@ -65,7 +65,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
             raise BankismError(str(error) + DATA_HINT) from None
         raise
     if beside is not None:
-        analysis.assumptions.insert(0, _beside_note(program, filename, analysis.kernel))
+        analysis.assumptions.insert(0, beside_note(program, filename, analysis.kernel))
     return analysis
 
 
@@ -222,42 +222,26 @@ def _launch_beside(program: Program, source: str, filename: str, options: Explai
     """The program with a runner of the same source tree appended, when the file does not launch its
     kernel and the options do not give the launch's shape (launch_search.py); None otherwise. The
     kernel's file keeps its lines; the runner's own ``#include`` of it is skipped."""
-    if options.block is not None or options.trace is not None or not _is_file_of(filename, source):
+    if options.block is not None or options.trace is not None or not is_file_of(filename, source):
         return None
     try:
         kernel = _choose_kernel(program, options.kernel, filename)
     except BankismError:
         return None
+    defined = sum(1 for other in program.kernels if other.name == kernel.name)
     if any(launch.kernel == kernel.name for launch in program.launches):
         return None
     for runner in launching_files(filename, kernel.name):
         if '"' in runner or "\\" in runner or "\n" in runner:
             continue
-        joined = _program(f'{source}\n#include "{os.path.abspath(runner)}"\n', filename, options, once=True)
-        defined = sum(1 for other in program.kernels if other.name == kernel.name)
+        try:
+            joined = _program(f'{source}\n#include "{os.path.abspath(runner)}"\n', filename, options, True)
+        except BankismError:  # a runner that does not preprocess or parse: the next one, else the refusal
+            continue
         if (any(launch.kernel == kernel.name for launch in joined.launches)
                 and sum(1 for other in joined.kernels if other.name == kernel.name) == defined):
             return joined  # (a runner that defines a kernel of the same name launches its own)
     return None
-
-
-def _is_file_of(filename: str, source: str) -> bool:
-    """Whether ``filename`` is a file holding ``source`` (the API may name a file it did not read)."""
-    try:
-        if not os.path.isfile(filename):  # (never open a FIFO or a device)
-            return False
-        with open(filename, "rb") as stream:
-            text = stream.read(4 * len(source) + 4).decode("utf-8", errors="replace").lstrip("\ufeff")
-    except OSError:
-        return False
-    return text.replace("\r\n", "\n") == source.lstrip("\ufeff").replace("\r\n", "\n")
-
-
-def _beside_note(program: Program, filename: str, kernel: str) -> str:
-    launch = next(launch for launch in program.launches if launch.kernel == kernel)
-    return (f"{filename} does not launch {kernel}: the launch on {launch.located(filename)} (a file of the "
-            "same source tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) "
-            "for another launch")
 
 
 def _program(source: str, filename: str, options: ExplainOptions, once: bool = False) -> Program:

@@ -13,6 +13,10 @@ import os
 import re
 from collections import deque
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bankism.explain.frontend.parse import Program
 
 #: Source files a launch can be in.
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl", ".inc")
@@ -117,3 +121,23 @@ def shown_path(path: str) -> str:
     full = os.path.abspath(path)
     here = os.getcwd()
     return os.path.relpath(full, here) if full.startswith(here + os.sep) else full
+
+
+def is_file_of(filename: str, source: str) -> bool:
+    """Whether ``filename`` is a file holding ``source`` (the API may name a file it did not read)."""
+    try:
+        if not os.path.isfile(filename):  # (never open a FIFO or a device)
+            return False
+        with open(filename, "rb") as stream:
+            text = stream.read(4 * len(source) + 4).decode("utf-8", errors="replace").lstrip("\ufeff")
+    except OSError:
+        return False
+    return text.replace("\r\n", "\n") == source.lstrip("\ufeff").replace("\r\n", "\n")
+
+
+def beside_note(program: Program, filename: str, kernel: str) -> str:
+    """The assumption that names the launch taken from another file of the tree."""
+    launch = next(launch for launch in program.launches if launch.kernel == kernel)
+    return (f"{filename} does not launch {kernel}: the launch on {launch.located(filename)} (a file of the "
+            "same source tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) "
+            "for another launch")
