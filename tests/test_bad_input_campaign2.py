@@ -143,3 +143,7 @@ def test_a_long_loops_stores_keep_the_shared_store_bounded():
     assert store._capacity == 1024  # never grew: 320,000 stores, at most 1,024 records kept
     data, known, _ = store.load(np.array([8]), C.FLOAT)
     assert bool(known[0]) and float(np.asarray(data).reshape(-1)[0]) == 9_999.0
+    first = SharedStore(8192)  # regression: a first store larger than the log's room compacted an empty log
+    first.store(np.arange(4096, dtype=np.int64), C.UCHAR, np.zeros(4096, np.uint8), np.zeros(4096, bool),
+                np.full(4096, -1, np.int64))
+    assert first._count == 4096

@@ -54,8 +54,7 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
     get_arch(options.arch)
     program = _program(source, filename, options)
     beside = _launch_beside(program, source, filename, options)
-    if beside is not None:
-        program = beside
+    program = beside or program
     try:
         analysis = _interpret(program, source, filename, options)
     except BankismError as error:  # what is unknown may be defined in a header that was not found
@@ -65,7 +64,8 @@ def interpret_kernel(source: str, filename: str, options: ExplainOptions) -> Ana
             raise BankismError(str(error) + DATA_HINT) from None
         raise
     if beside is not None:
-        analysis.assumptions.insert(0, beside_note(program, filename, analysis.kernel))
+        launch = next(launch for launch in program.launches if launch.kernel == analysis.kernel)
+        analysis.assumptions.insert(0, beside_note(filename, analysis.kernel, launch.located(filename)))
     return analysis
 
 

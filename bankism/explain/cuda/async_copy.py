@@ -51,6 +51,10 @@ from bankism.explain.simt.values import (
 
 PIPELINE = CType("cuda::pipeline", "sync")
 BARRIER = CType("cuda::barrier", "sync", 8, 8)
+#: A TMA descriptor (``CUtensorMap``, 128 bytes aligned to 64): passed to ``cp.async.bulk.tensor`` by address,
+#: never read by explain (the copy's shared side is what is counted, ptx_shared.py).
+TENSOR_MAP = CType("CUtensorMap", "sync", 128, 64)
+ARRIVAL_TOKEN = CType("cuda::barrier::arrival_token", "sync", 8, 8)
 
 
 class SyncObject:
@@ -68,6 +72,10 @@ def sync_type(machine: SimtMachine, type_name: S.TypeName) -> CType | None:
     base, scope = type_name.base, type_name.scope
     if base in machine.program.structs and not scope.endswith("cuda"):
         return None
+    if base in ("CUtensorMap", "CUtensorMap_st") and not scope:
+        return TENSOR_MAP
+    if base == "arrival_token":  # `cuda::barrier<...>::arrival_token`: what arrive() returns, wait() takes
+        return ARRIVAL_TOKEN
     if base == "barrier" and (scope.endswith("cuda") or type_name.args):
         return BARRIER
     if base == "pipeline" and (scope.endswith("cuda") or type_name.args):
@@ -87,9 +95,9 @@ def _method(machine: SimtMachine, target, expr: S.MethodCall, mask: Mask) -> Val
     known = ("producer_acquire", "producer_commit", "consumer_wait", "consumer_wait_for",
              "consumer_wait_until", "consumer_release", "quit", "arrive_and_wait", "arrive", "wait",
              "arrive_and_drop", "wait_parity", "try_wait", "try_wait_parity")
-    if expr.method not in known:
+    if expr.method not in known and not expr.method.startswith("~"):  # (a destructor, by any alias)
         raise Failure(expr, f"unsupported construct: {expr.method}() of {_type_of(machine, target)}")
-    return constant(C.INT, 0)
+    return SyncObject(ARRIVAL_TOKEN) if expr.method == "arrive" else constant(C.INT, 0)
 
 
 def _type_of(machine: SimtMachine, target) -> CType:  # noqa: ANN001

@@ -13,10 +13,6 @@ import os
 import re
 from collections import deque
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from bankism.explain.frontend.parse import Program
 
 #: Source files a launch can be in.
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl", ".inc")
@@ -135,9 +131,8 @@ def is_file_of(filename: str, source: str) -> bool:
     return text.replace("\r\n", "\n") == source.lstrip("\ufeff").replace("\r\n", "\n")
 
 
-def beside_note(program: Program, filename: str, kernel: str) -> str:
-    """The assumption that names the launch taken from another file of the tree."""
-    launch = next(launch for launch in program.launches if launch.kernel == kernel)
-    return (f"{filename} does not launch {kernel}: the launch on {launch.located(filename)} (a file of the "
-            "same source tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) "
-            "for another launch")
+def beside_note(filename: str, kernel: str, located: str) -> str:
+    """The assumption that names the launch (``located``: FILE:LINE) taken from another file of the tree."""
+    return (f"{filename} does not launch {kernel}: the launch on {located} (a file of the same source "
+            "tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) for another "
+            "launch")

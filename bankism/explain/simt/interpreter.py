@@ -14,7 +14,7 @@ import numpy as np
 
 from bankism.arch import LANES, window_base
 from bankism.errors import BankismError
-from bankism.explain.cuda import async_copy, wmma  # noqa: F401 (their built-ins and object types)
+from bankism.explain.cuda import async_copy, tma, wmma  # noqa: F401 (their built-ins and object types)
 from bankism.explain.cuda import halfs as _halfs  # noqa: F401  (registers the 16/8-bit float built-ins)
 from bankism.explain.cuda.ptx import Asm
 from bankism.explain.cuda.ptx_exec import InlinePtx

@@ -73,6 +73,8 @@ class KernelScope:
                 elif t.kind == "struct":  # a struct passed by value: fields from -D A.width=...
                     value = self._struct_argument(param.name, t, param_values, param)
                     scope[param.name] = Variable(param.name, t, value)
+                elif t.kind == "sync" and t.size > 0:  # an opaque descriptor (CUtensorMap): its address
+                    scope[param.name] = Variable(param.name, t, None)  # is passed on, its bytes never read
                 else:
                     raise Failure(param, f"unsupported construct: kernel parameter of type {t}")
         finally:

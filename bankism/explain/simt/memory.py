@@ -198,6 +198,8 @@ class SharedStore:
 
     def _compact(self) -> None:
         """Keep only the records some byte still points at, renumbered in their order."""
+        if not self._count:
+            return
         live = np.unique(self.owner[self.owner >= 0])
         renumber = np.full(self._count, -1, np.int64)
         renumber[live] = np.arange(live.size)

@@ -67,6 +67,9 @@ class References:
             raise Failure(expr, "unsupported construct: address of a member of a local struct")
         var = base.var
         t = var.type
+        if t.kind == "sync" and t.size > 0 and component == 0:  # an opaque object (a TMA descriptor): its
+            array = self._move_to_memory(var, C.UCHAR, [None] * t.size, expr)  # bytes, none of them known
+            return Pointer(C.pointer_to(t), array, np.int64(0))
         padded = t.kind == "vec" and t.size != t.elem.size * t.count
         if t.kind not in ("int", "float", "bool", "vec") or padded:
             raise Failure(expr, f"unsupported construct: address of a local {t}")

@@ -385,6 +385,8 @@ def select(mask: Mask, new: Value, old: Value | None, node: object) -> Value:
         return Struct(new.type, fields)
     if type(new) is type(old) and isinstance(new, Group | Closure | Functor):
         return new
+    if type(new) is type(old) and getattr(getattr(new, "type", None), "kind", None) == "sync":
+        return new  # a synchronisation object (a barrier's arrival token): no data to select
     raise Failure(node, "a variable that holds values of different kinds in different threads")
 
 
