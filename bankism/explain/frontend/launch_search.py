@@ -4,7 +4,8 @@ A header of kernels (``kernels/3_sgemm.cu``, ``gemm_shared.cuh``) is launched by
 (``kernel_runner.cu``, ``main.cu``). explain looks for ``kernel<<<...>>>`` in the source files of the
 same tree: the file's directory and the directories above it up to the repository's root (the first one
 holding ``.git``), at most ``LEVELS_UP`` levels up, nearest files first. Limits: a launch written through a
-macro or a function pointer is not found; at most ``MAX_FILES`` files of ``MAX_BYTES`` each are read.
+macro or a function pointer is not found; at most ``MAX_FILES`` files of ``MAX_BYTES`` each,
+``MAX_TOTAL_BYTES`` in all, are read.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ LEVELS_UP = 2
 MAX_FILES = 3000
 MAX_BYTES = 2_000_000
 MAX_DIRECTORIES = 1000
+#: Bytes read in all: a large repository is searched only as far as this reaches, nearest files first.
+MAX_TOTAL_BYTES = 64_000_000
 #: Directories never searched (build outputs, virtual environments, version control).
 SKIPPED_DIRECTORIES = frozenset({"build", "builds", "node_modules", "__pycache__", "venv", "site-packages"})
 
@@ -103,10 +106,14 @@ def launching_files(kernel_file: str, kernel: str, limit: int = 4) -> list[str]:
     pattern = launch_pattern(kernel)
     include = re.compile(r'#\s*include\s*["<][^">]*\b' + re.escape(os.path.basename(own)) + r'[">]')
     found: list[tuple[int, int, str]] = []
+    read = 0
     for distance, path in _source_files(search_root(own), own):
         if os.path.abspath(path) == own:
             continue
         text = _text(path)
+        read += len(text or "")
+        if read > MAX_TOTAL_BYTES:
+            break
         if text is not None and pattern.search(text):
             found.append((distance, 0 if include.search(text) else 1, path))
     return [path for _, _, path in sorted(found)[:limit]]
