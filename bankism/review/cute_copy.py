@@ -23,7 +23,7 @@ import numpy as np
 from bankism.arch import LANES, MAX_THREADS_PER_BLOCK
 from bankism.errors import BankismError
 from bankism.review.cute import CuteLayout, as_layout, complement, flatten, parse_layout, tuple_text
-from bankism.review.layout import MAX_ELEMENTS, is_whole
+from bankism.review.layout import MAX_ELEMENTS, positive_shape
 
 _BITS = {f"uint{8 * n}_t": 8 * n for n in (1, 2, 4, 8, 16)}  # the types CuTe's copies move, in bits
 
@@ -225,16 +225,7 @@ def _mode_size(layout: CuteLayout, k: int) -> int:
 def check_tile(tiler: object, extents: tuple[int, ...] | None, where: str) -> tuple[int, ...]:
     """The tile ``tiler`` as positive integers, at most MAX_ELEMENTS elements and, when the layout's
     ``extents`` are given, of their rank and dividing them; checked before any table is built."""
-    try:
-        sizes = () if isinstance(tiler, str | bytes) else tuple(tiler)  # type: ignore[arg-type]
-    except TypeError:
-        sizes = ()
-    if not sizes or any(not is_whole(n) or n < 1 for n in sizes):
-        raise BankismError(f"{where}: tile {tiler!r} must be positive integers such as (16,16)")
-    sizes = tuple(int(n) for n in sizes)
-    if math.prod(sizes) > MAX_ELEMENTS:
-        raise BankismError(f"{where}: tile {tuple_text(sizes)} has {math.prod(sizes):,} elements; bankism "
-                           f"lays out at most {MAX_ELEMENTS:,}")
+    sizes = positive_shape(tiler, f"{where}: tile")
     if extents is not None and len(extents) != len(sizes):
         raise BankismError(f"{where}: a rank-{len(sizes)} tile {tuple_text(sizes)} for a rank-{len(extents)} "
                            f"layout of extents {tuple_text(tuple(extents))}")
