@@ -178,3 +178,20 @@ def atomic_form(function: str, kind: str, size: int, result_used: bool = True,
                                   "enclosing word, which bankism does not interpret")
     refusal = f"{function}() on a {size}-byte shared value: no measured form"
     return AtomicForm("unknown", None, refusal=refusal)
+
+
+#: The calls nvcc 13.0 (-O3, sm_90) issues from one lane after a warp reduction (VOTEU.ANY, UFLO and REDUX
+#: or POPC, then one predicated ATOMS) when the shared address is the same in every lane by its divergence
+#: analysis: 32-bit integer add, sub, min, max, and, or and xor whose result is unused, and add or sub of
+#: a constant whose result is used (POPC + SHFL). Not: ``atomicAdd(p, 1)`` unused (ATOMS.POPC.INC from every
+#: lane), min/max with the result used, exch, inc, CAS, floats and 8-byte values (SASS of our kernel
+#: tests/data/explain/atomics/uniform_atomics.cu; on the H100 a public softmax's atomicMax on one shared
+#: int: 128 ATOMS.MAX.S32 of one lane, 128 wavefronts, traces/explain_check/beside_h100.json).
+_AGGREGATED = ("atomicAdd", "atomicSub", "atomicMin", "atomicMax", "atomicAnd", "atomicOr", "atomicXor")
+
+
+def warp_aggregated(function: str, kind: str, size: int, result_used: bool, operand_constant: bool) -> bool:
+    """Whether nvcc issues ``function`` on a warp-uniform shared address from one lane (``_AGGREGATED``)."""
+    if kind not in "su" or size != 4 or function not in _AGGREGATED:
+        return False
+    return not result_used or (function in ("atomicAdd", "atomicSub") and operand_constant)

@@ -222,7 +222,7 @@ def _launch_beside(program: Program, source: str, filename: str, options: Explai
     """The program with a runner of the same source tree appended, when the file does not launch its
     kernel and the options do not give the launch's shape (launch_search.py); None otherwise. The
     kernel's file keeps its lines; the runner's own ``#include`` of it is skipped."""
-    if options.block is not None or options.trace is not None or not is_file_of(filename, source):
+    if options.block is not None or not is_file_of(filename, source):
         return None
     try:
         kernel = _choose_kernel(program, options.kernel, filename)

@@ -25,7 +25,7 @@ from bankism.explain.simt.values import (
     per_thread,
     unknown,
 )
-from bankism.isa import atomic_form
+from bankism.isa import atomic_form, warp_aggregated
 
 _ATOMIC_UFUNCS = {
     "atomicAdd": np.add, "atomicSub": np.subtract, "atomicMax": np.maximum, "atomicMin": np.minimum,
@@ -60,12 +60,18 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     form = atomic_form(base, kind, t.size, result_used=used, operand_is_one=operand_is_one)
     if form.refusal or form.atomic_op is None:
         raise Failure(expr, f"unsupported construct: {form.refusal or expr.function + '() on ' + str(t)}")
+    constant = len(expr.args) > 1 and isinstance(expr.args[1], S.Literal)
+    aggregated = (form.atomic_op != "popc_inc" and warp_aggregated(base, kind, t.size, used, constant)
+                  and _uniform_in_source(machine, expr.args[0]))
     try:
         if form.loop == "cas_spin":
             addresses = _cas_spin_loop(machine, target, mask)
         else:
-            addresses = machine.record_shared_access(target, mask, "atomic", form.atomic_op)
-            _label(machine, expr, "atomic", form.sass)
+            issuing = _leaders(machine, target, mask) if aggregated else None
+            addresses = machine.record_shared_access(target, mask if issuing is None else issuing, "atomic",
+                                                     form.atomic_op)
+            _label(machine, expr, "atomic",
+                   form.sass + ("" if issuing is None else " (one lane, after a warp reduction)"))
     except UnknownAddress as listed:  # listed, not counted: any element may have changed
         if form.loop == "cas_spin":  # the loop's first LDS was recorded; its CAS, at least once, too
             _label(machine, expr, "load", "LDS (of the CAS retry loop)", unknown=True)
@@ -104,6 +110,37 @@ def _atomic(machine: SimtMachine, expr: S.Call, mask: Mask) -> Value:
     result[mask.arr] = old_data[inverse]
     result_known[mask.arr] = old_known[inverse] & shared_once
     return Scalar(t, result, result_known, None, "the old value returned by an atomic")
+
+
+def _uniform_in_source(machine: SimtMachine, address: S.Expr) -> bool:
+    """Whether nvcc's divergence analysis sees ``address`` as one value for the warp: built only from shared
+    variables, literals, blockIdx/gridDim/blockDim and the kernel's template and scalar parameters (no
+    threadIdx, local variable, call or load). Conservative: a uniform local variable is not followed."""
+    kernel = machine.kernel
+    allowed = {"blockIdx", "gridDim", "blockDim"} | {array.name for array in machine.shared_arrays}
+    allowed |= {param.name for param in kernel.template_params}
+    allowed |= {param.name for param in kernel.params if param.type.pointers == 0 and not param.type.dims}
+    for node in S.walk(address):
+        if isinstance(node, S.Call | S.MethodCall) or isinstance(node, S.Name) and node.name not in allowed:
+            return False
+    return True
+
+
+def _leaders(machine: SimtMachine, target: MemLV, mask: Mask) -> Mask | None:
+    """The lowest running lane of each warp, when every warp's running lanes share one address (else None:
+    the call is issued as written)."""
+    offsets = per_thread(np.asarray(target.offset, np.int64), machine.threads)
+    known = flags_per_thread(target.known, machine.threads)
+    if not bool(np.all(known[mask.arr])):
+        return None
+    leaders = np.zeros(machine.threads, bool)
+    for start in range(0, machine.threads, LANES):
+        lanes = np.flatnonzero(mask.arr[start:start + LANES]) + start
+        if lanes.size and np.any(offsets[lanes] != offsets[lanes[0]]):
+            return None
+        if lanes.size:
+            leaders[lanes[0]] = True
+    return Mask.of(leaders)
 
 
 def _label(machine: SimtMachine, expr: S.Node, op: str, sass: str, unknown: bool = False) -> None:
