@@ -23,7 +23,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("explain/simt/calls.py", "MAX_CALL_DEPTH"): "the interpreter's recursion limit",
     ("explain/simt/repeat.py", "MIN_TRIPS"): "loops shorter than this run as usual: a speed threshold",
     ("review/access.py", "threads"): "the size of an lru_cache",
-    ("review/triton_shared.py", "nvmma"): "Triton's swizzlingByteWidth values (0, 32, 64, 128 bytes)",
+    ("review/triton_encoding.py", "nvmma"): "Triton's swizzlingByteWidth values (0, 32, 64, 128 bytes)",
 }
 
 #: Names whose one definition is in arch.py: another module may import them, not define them.

@@ -1,4 +1,5 @@
-"""Where a kernel is launched when its own file does not launch it.
+"""Launches: the record of one ``kernel<<<...>>>`` statement (``SourceLaunch``), and where a kernel is
+launched when its own file does not launch it.
 
 A header of kernels (``kernels/3_sgemm.cu``, ``gemm_shared.cuh``) is launched by a runner beside it
 (``kernel_runner.cu``, ``main.cu``). explain looks for ``kernel<<<...>>>`` in the source files of the
@@ -14,6 +15,9 @@ import os
 import re
 from collections import deque
 from collections.abc import Iterator
+from dataclasses import dataclass
+
+from tree_sitter import Node
 
 #: Source files a launch can be in.
 SOURCE_SUFFIXES = (".cu", ".cuh", ".cpp", ".cc", ".cxx", ".c", ".h", ".hpp", ".hh", ".inl", ".inc")
@@ -143,3 +147,30 @@ def beside_note(filename: str, kernel: str, located: str) -> str:
     return (f"{filename} does not launch {kernel}: the launch on {located} (a file of the same source "
             "tree) is used, compiled after this file; give --block X,Y,Z (and --grid X,Y,Z) for another "
             "launch")
+
+
+@dataclass(eq=False)
+class SourceLaunch:
+    """One ``kernel<<<config>>>(args)`` statement, with the tree-sitter nodes to evaluate."""
+
+    kernel: str
+    template_args: list[Node]
+    config: list[Node]
+    args: list[Node]
+    line: int
+    scope: Node | None
+    #: the file the launch is written in, as the preprocessor names it
+    file: str = ""
+
+    def located(self, main: str) -> str:
+        """``main:LINE``, or ``OTHER:LINE`` for a launch in another file (a runner of a header's kernel)."""
+        return f"{self.written_in(main)}:{self.line}"
+
+    def place(self, main: str) -> str:
+        """``line N`` of ``main``, or ``OTHER:N`` for a launch in another file."""
+        return f"line {self.line}" if self.written_in(main) == main else self.located(main)
+
+    def written_in(self, main: str) -> str:
+        if not self.file or os.path.abspath(self.file) == os.path.abspath(main):
+            return main
+        return shown_path(self.file)

@@ -13,7 +13,7 @@ from bankism.errors import BankismError
 from bankism.explain.frontend import syntax as S
 from bankism.explain.frontend.declarations import RECORDS, Declarations
 from bankism.explain.frontend.expressions import ExpressionConverter, parse_number  # noqa: F401 (re-exported)
-from bankism.explain.frontend.launch_search import shown_path
+from bankism.explain.frontend.launch_search import SourceLaunch  # noqa: F401 (re-exported)
 from bankism.explain.frontend.misread import (
     array_reference_declaration,
     misread_array_reference,
@@ -39,33 +39,6 @@ from bankism.inputs import limit, over_limit
 _HEADED = ("if_statement", "for_statement", "for_range_loop", "while_statement", "do_statement",
            "switch_statement")
 _SKIPPED_STATEMENTS = {"comment", "preproc_call", ";", "attributed_statement_empty"}
-
-
-@dataclass(eq=False)
-class SourceLaunch:
-    """One ``kernel<<<config>>>(args)`` statement, with the tree-sitter nodes to evaluate."""
-
-    kernel: str
-    template_args: list[Node]
-    config: list[Node]
-    args: list[Node]
-    line: int
-    scope: Node | None
-    #: the file the launch is written in, as the preprocessor names it
-    file: str = ""
-
-    def located(self, main: str) -> str:
-        """``main:LINE``, or ``OTHER:LINE`` for a launch in another file (a runner of a header's kernel)."""
-        return f"{self.written_in(main)}:{self.line}"
-
-    def place(self, main: str) -> str:
-        """``line N`` of ``main``, or ``OTHER:N`` for a launch in another file."""
-        return f"line {self.line}" if self.written_in(main) == main else self.located(main)
-
-    def written_in(self, main: str) -> str:
-        if not self.file or os.path.abspath(self.file) == os.path.abspath(main):
-            return main
-        return shown_path(self.file)
 
 
 @dataclass(eq=False)
