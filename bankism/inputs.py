@@ -80,6 +80,14 @@ def _parse_value(text: str, where: str) -> int:
     return value
 
 
+def c_integer(text: str) -> int:
+    """An integer as C writes it (``32``, ``0x1f``, ``0b101``, signed), ASCII digits only: ``int()`` would
+    also read other scripts' digits (``'３２'`` as 32). ValueError otherwise."""
+    if not text.isascii():
+        raise ValueError(f"invalid literal for an integer: {text!r}")
+    return int(text, 0)
+
+
 def parse_limits(items: Iterable[str], where: str) -> dict[str, int]:
     """``["source=64M", "steps=1e8,threads=1M"]`` as {name: value}; unknown names are an error."""
     out: dict[str, int] = {}

@@ -95,6 +95,17 @@ def test_block_values_that_are_empty_or_not_ascii_digits_are_refused(value: str)
     assert "--block" in one_line_error(run_cli("explain", KERNEL, "--block", value))
 
 
+def test_every_integer_option_reads_ascii_digits_only():
+    """One reader (inputs.c_integer) for --block/--grid, --when, --addresses and --active."""
+    assert inputs.c_integer("0x1f") == 31 and inputs.c_integer("-7") == -7
+    with pytest.raises(ValueError):
+        inputs.c_integer("３２")
+    when = one_line_error(run_cli("explain", KERNEL, "--snapshot", "12", "--when", "i=４"))
+    assert "--when i=４: VALUE must be an integer" in when
+    active = one_line_error(run_cli("simulate", "--stride", "4", "--width", "4", "--active", "１"))
+    assert "--active" in active
+
+
 def test_control_characters_from_a_trace_are_printed_escaped(tmp_path: Path):
     def rename(launch: dict) -> None:
         for site in launch["sites"]:

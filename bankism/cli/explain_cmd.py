@@ -15,6 +15,7 @@ import typer
 
 from bankism.arch import DEFAULT_ARCH
 from bankism.errors import BankismError
+from bankism.inputs import c_integer
 from bankism.version import __version__
 
 if TYPE_CHECKING:
@@ -33,9 +34,7 @@ _INTEGER_LITERAL = re.compile(r"^\s*[+-]?(0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL
 def _triple(text: str, option: str, fill: int) -> tuple[int, int, int]:
     """``"16,16"`` -> (16, 16, fill): the X,Y[,Z] form of --grid, --block, --block-index."""
     try:
-        if not text.isascii():  # int() would read full-width digits ('３２') as 32
-            raise ValueError(text)
-        values = [int(v, 0) for v in text.replace(" ", "").split(",") if v != ""]
+        values = [c_integer(v) for v in text.replace(" ", "").split(",") if v != ""]
     except ValueError:
         raise BankismError(f"{option} {text!r}: expected X[,Y[,Z]] integers") from None
     if not 1 <= len(values) <= 3:
@@ -135,7 +134,7 @@ def _when(items: list[str]) -> tuple[tuple[str, int], ...]:
     out = []
     for name, value in _pairs(items, "--when"):
         try:
-            out.append((name, int(value, 0)))
+            out.append((name, c_integer(value)))
         except ValueError:
             raise BankismError(f"--when {name}={value}: VALUE must be an integer") from None
     return tuple(out)

@@ -10,6 +10,7 @@ import typer
 from bankism.arch import DEFAULT_ARCH, LANES
 from bankism.engine import simulate
 from bankism.errors import BankismError
+from bankism.inputs import c_integer
 from bankism.version import __version__
 
 #: Lane addresses are 64-bit signed integers in the engine; larger values are refused here.
@@ -30,9 +31,7 @@ def _parse_addresses(addresses: str | None, stride: int | None, base: int) -> np
         option = "--stride/--base"
     else:
         try:
-            if not addresses.isascii():  # int() reads full-width digits
-                raise ValueError(f"{addresses!r}: expected ASCII integers")
-            values = [int(v, 0) for v in addresses.replace(" ", "").split(",") if v]
+            values = [c_integer(v) for v in addresses.replace(" ", "").split(",") if v]
         except ValueError as error:
             raise BankismError(f"--addresses: {error}") from None
         if len(values) != LANES:
@@ -67,7 +66,7 @@ def register(app: typer.Typer) -> None:
             raise BankismError(f"--atomic-op {atomic_op} applies to --op atomic only, not to --op {op}")
         rows = _parse_addresses(addresses, stride, base)
         try:
-            mask = int(active, 0) if active.isascii() else int("not ascii")
+            mask = c_integer(active)
         except ValueError:
             raise BankismError(f"--active: {active!r} is not an integer bitmask") from None
         result = simulate(
