@@ -55,9 +55,7 @@ def _tensor_copy(dimensions: int, direction: str):  # noqa: ANN202
         if loading:  # the box lands from the address on: its values are not known
             end = region.base + region.size
             for lane in np.flatnonzero(mask.arr):
-                span = np.arange(addresses[lane], end, dtype=np.int64)
-                machine.store.store(span, C.UCHAR, np.zeros(span.size, np.uint8), np.zeros(span.size, bool),
-                                    np.full(span.size, -1, np.int64))
+                machine.store.forget(int(addresses[lane]), int(end - addresses[lane]))
         return constant(C.INT, 0)
 
     return copy
