@@ -56,6 +56,15 @@ def test_a_malformed_unrecorded_shared_list_is_one_line(tmp_path: Path, value: o
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("value", ["busy", -1, True])
+def test_a_bad_busiest_l2_slice_is_one_line(tmp_path: Path, value: object):
+    """The time block's l2_slice_max_pct (new this session) is validated as every percent is."""
+    path = _trace_copy(tmp_path, lambda launch: launch["time"].update(l2_slice_max_pct=value))
+    before = path.read_bytes()
+    assert "l2_slice_max_pct" in one_line_error(run_cli("analyze", path, "--no-progress"))
+    assert path.read_bytes() == before
+
+
 def test_a_non_finite_ncu_value_is_no_measurement_and_a_trace_never_holds_one(tmp_path: Path):
     """'inf' and '1e400' became time values written as Infinity, which no reader takes back."""
     assert parse_number("inf") is None and parse_number("1e400") is None and parse_number("1.5") == 1.5
