@@ -171,10 +171,10 @@ class SurplusRule:
     #: hw/surplus/fit_store_phase.py). Between entries the rate is interpolated over log2(warps); a wider
     #: store takes the 2-wavefront rate per 2 wavefronts (not measured).
     fed_store_rate: dict[int, dict[int, float]] = field(default_factory=dict)
-    #: The L1 bytes (fills plus global stores) an SM allocates before the store surplus starts: none up to
-    #: this, then ``sqrt((F - free) / F)`` of the steady surplus (run 14:
-    #: traces/surplus/sm_90_l1_capacity.json,
-    #: 41 fed launches, least squares; 0 measured at 132 KiB, 1.15% of a 2.8% steady value at 161 KiB).
+    #: The L1 bytes (fills plus global stores) an SM allocates before the surplus starts: none up to this,
+    #: then ``sqrt((F - free) / F)`` of the steady surplus (run 14: traces/surplus/sm_90_l1_capacity.json,
+    #: stores, 41 fed launches, least squares; 0 measured at 132 KiB, 1.15% of a 2.8% steady value at 161
+    #: KiB; runs 19-20, traces/surplus/sm_90_cover.json: atomics and loads too, 0 up to 132 KiB).
     l1_free_bytes: int = 0
     #: Loads that only some warps of a block issue (a reduction's last step): the largest load surplus, as a
     #: share of the measured load wavefronts, that one warp of blocks of at most (key) warps showed reading 32
@@ -184,6 +184,13 @@ class SurplusRule:
     #: Resident blocks per SM at most (CUDA's limit for the architecture): with the warps and shared memory
     #: of a block, whether a launch runs in one wave (its stores before any global load then meet no fill).
     max_blocks_per_sm: int = 32
+    #: Bank coverage (runs 19-20, traces/surplus/sm_90_cover.json, hw/surplus/fit_cover.py): a one-wavefront
+    #: access meets other L1 traffic only where their banks overlap. Per units of the bank row its active
+    #: lanes touch, its share of the full row's surplus: stores and atomics against fills by the 32-byte
+    #: sector groups touched (1, 2, 4 of 4), loads and atomics against global stores by the 16-byte units (1,
+    #: 2, 4, 8 of 8); between entries linear. Accesses of several wavefronts keep 1 (not a table: run 20).
+    fill_coverage: dict[int, float] = field(default_factory=dict)
+    store_coverage: dict[int, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -329,17 +336,19 @@ SM90 = Architecture(
     # busy_band: the largest error on the held-out traced launches of traces/surplus/kernels and
     # traces/python/surplus, in points of measured wavefronts, rounded up; quiet_band: 1 point.
     surplus=SurplusRule(
-        per_fill_sector={"ld": 0.0, "st": 0.417, "atom": 0.479},
-        per_store_sector={"ld": 0.430, "st": 0.0, "atom": 0.420},
+        per_fill_sector={"ld": 0.0, "st": 0.456, "atom": 0.586},
+        per_store_sector={"ld": 0.480, "st": 0.0, "atom": 0.454},
         min_warps_per_sm=4.0, max_warps_per_sm=64,
         quiet=0.01, quiet_band=0.01,
-        busy_band={"ld": 0.11, "st": 0.05, "atom": 0.07},
+        busy_band={"ld": 0.10, "st": 0.05, "atom": 0.03},
         burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
         tile_store_ceiling={2: 0.034, 4: 0.033, 8: 0.051, 16: 0.082, 32: 0.193},
         few_warp_load_ceiling={8: 0.152, 32: 0.465},
         fed_store_rate={1: {2: 0.003, 4: 0.013, 8: 0.033, 16: 0.079, 32: 0.186},
                         2: {2: 0.017, 4: 0.038, 8: 0.081, 16: 0.165, 32: 0.3}},
         l1_free_bytes=132 * 1024,
+        fill_coverage={1: 0.33, 2: 0.58, 4: 1.0},
+        store_coverage={1: 0.08, 2: 0.22, 4: 0.45, 8: 1.0},
     ),
 )
 

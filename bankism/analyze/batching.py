@@ -22,6 +22,7 @@ from bankism.analyze.model import (
     WorstInstruction,
 )
 from bankism.analyze.report import LaunchReport, TraceReport
+from bankism.analyze.surplus import units_touched
 from bankism.arch import LANES, MATRIX_OPS, MATRIX_ROW_BYTES, get_arch
 from bankism.engine import AddressError, Kind, KindTotals, engine_threads, simulate_many
 from bankism.errors import BankismError
@@ -90,6 +91,10 @@ def site_unmodelled_reason(site: TraceSite, arch: str) -> str | None:
     return None
 
 
+#: Records of a chunk whose bank coverage is counted (evenly spaced): enough for a per-site mean.
+COVERAGE_SAMPLE = 1 << 16
+
+
 class _Batcher:
     """Per launch: the engine kind of each modelled site id, so that one engine call covers a chunk."""
 
@@ -133,6 +138,22 @@ class _Batcher:
             out[op_class] = (low, max(values))
         return out
 
+    def _tally_coverage(self, chunk: RecordChunk, slot: np.ndarray) -> None:
+        """Count each site's executions by the sector groups and 16-byte units their lanes touch (the
+        surplus's bank coverage, ``analyze.surplus.coverage``), on at most COVERAGE_SAMPLE evenly spaced
+        records of the chunk: the factor is a mean, and the full count would double analyze's time."""
+        known = np.flatnonzero(slot >= 0)
+        if known.size > COVERAGE_SAMPLE:
+            known = known[:: -(-known.size // COVERAGE_SAMPLE)]
+        row = get_arch(self.arch).bank_row_bytes
+        fill, store = units_touched(chunk.addresses[known], chunk.active[known], row)
+        for touched, attribute in ((fill, "fill_units"), (store, "store_units")):
+            pairs = np.bincount(slot[known] * 16 + touched, minlength=16 * len(self.ids)).reshape(-1, 16)
+            for k in np.flatnonzero(pairs.sum(axis=1)):
+                histogram = getattr(self.stats[self.ids[k]], attribute)
+                for n in np.flatnonzero(pairs[k]):
+                    histogram[n] += int(pairs[k, n])
+
     def add(self, chunk: RecordChunk) -> None:
         """Add one chunk of records to the per-site sums: one engine call for all its modelled sites.
 
@@ -150,6 +171,8 @@ class _Batcher:
             entry.lanes += int(lanes[k])
             if entry.unmodelled:
                 entry.executions += int(counted[k])
+        if self.launch.traffic is not None:
+            self._tally_coverage(chunk, slot)
         kind_of = self.kind_of_slot[slot]
         rows = None
         if (kind_of < 0).any():

@@ -143,6 +143,10 @@ class SiteStats:
     lanes: int = 0
     #: Why the engine cannot simulate this site (then only ``executions`` is counted), else None.
     unmodelled: str | None = None
+    #: Executions by how many units of the bank row their active lanes touched (index: units), counted in a
+    #: launch with traffic counters for the surplus's bank coverage: 32-byte sector groups, 16-byte units.
+    fill_units: list[int] = field(default_factory=lambda: [0] * 5)
+    store_units: list[int] = field(default_factory=lambda: [0] * 9)
 
     @property
     def id(self) -> int:

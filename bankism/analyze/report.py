@@ -26,7 +26,7 @@ from bankism.analyze.model import (
     group_by_line,
 )
 from bankism.analyze.sampling import sampling_advice
-from bankism.analyze.surplus import SiteLoad, SurplusEstimate, estimate
+from bankism.analyze.surplus import SiteLoad, SurplusEstimate, estimate, site_coverage
 from bankism.analyze.verdict import (
     CONFLICTS_RULE,
     TOLERANCE,
@@ -222,7 +222,10 @@ class LaunchReport:
                 continue
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
                               s.lanes / s.executions if s.executions else 0.0, s.site.phase,
-                              0 < s.executions < warps * self.blocks_recorded) for s in sites]
+                              0 < s.executions < warps * self.blocks_recorded,
+                              *site_coverage(s.fill_units, s.store_units, s.wavefronts, s.executions,
+                                             self.arch))
+                     for s in sites]
             out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
                                      self.launch.threads_per_block, cp_async, self.launch.shared_bytes)
         return out

@@ -8,9 +8,12 @@ global stores; loads that hit L1 cause none, and nothing was measured at one war
 into the expected surplus of each ncu class, with the band the held-out measurements support. Stores with a
 phase (the SASS read at record time, capture.phases) are estimated by it: a fed store at the tile-phase rate
 of its block's warps, a store before any global load of a one-wave launch at none; and no store surplus
-arises before an SM has allocated SurplusRule.l1_free_bytes of L1 (run 14). Limits: other accesses are
-assumed spread evenly over the launch, so kernels whose phases line them up (a transpose's loads before its
-global stores) miss by up to the band; a CAS retry loop's atomics are not estimated (no cause was measured).
+arises before an SM has allocated SurplusRule.l1_free_bytes of L1 (run 14; atomics and loads alike, runs
+19-20). A one-wavefront access meets the other traffic only on the banks it touches (``coverage``, runs
+19-20).
+Limits: other accesses are assumed spread evenly over the launch, so kernels whose phases line them up (a
+transpose's loads before its global stores) miss by up to the band; a CAS retry loop's atomics are not
+estimated (no cause was measured); the coverage of accesses of several wavefronts is not modelled.
 """
 
 from __future__ import annotations
@@ -19,7 +22,14 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from bankism.arch import LANES, SECTOR_BYTES, get_arch
+
+#: The bank-row units whose coverage the surplus follows (runs 19-20): 32-byte sector groups for fills,
+#: 16-byte units for global stores.
+FILL_UNIT_BYTES = SECTOR_BYTES
+STORE_UNIT_BYTES = 16
 
 #: What each class's surplus comes from, as measured (docs/rules.md).
 CAUSES = {
@@ -53,6 +63,10 @@ class SiteLoad:
     phase: str | None = None
     #: Fewer warp-executions per recorded block than the block has warps: only some warps issue it.
     partial_block: bool = False
+    #: The share of a full bank row's surplus the site meets against fills and against global stores
+    #: (``coverage``; 1 for accesses of several wavefronts and where the lanes were not read).
+    fill_cover: float = 1.0
+    store_cover: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -122,9 +136,55 @@ def atomic_burst(sites: Iterable[SiteLoad], threads_per_block: int, arch: str) -
     return max(rates) * sum(s.executions for s in sites if 0 < s.lanes <= rule.burst_max_lanes)
 
 
+#: Per 8-bit mask of the 16-byte units of a 128-byte bank row: the units set, and the 32-byte groups.
+_STORE_UNITS = np.array([bin(mask).count("1") for mask in range(256)], np.int64)
+_FILL_GROUPS = np.array([sum(mask >> 2 * g & 3 != 0 for g in range(4)) for mask in range(256)], np.int64)
+
+
+def units_touched(addresses: np.ndarray, active: np.ndarray, row_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per warp-instruction, the sector groups (FILL_UNIT_BYTES) and the 16-byte units (STORE_UNIT_BYTES) of a
+    ``row_bytes`` bank row its active lanes touch (addresses (N, 32) in bytes, active (N,) lane masks)."""
+    assert row_bytes == 8 * STORE_UNIT_BYTES == 4 * FILL_UNIT_BYTES, row_bytes
+    lane_on = np.unpackbits(np.ascontiguousarray(active, "<u4").view(np.uint8).reshape(-1, 4), axis=1,
+                            bitorder="little")
+    unit = ((np.asarray(addresses) >> 4) & 7).astype(np.uint8)
+    masks = np.bitwise_or.reduce(np.left_shift(np.uint8(1), unit) * lane_on, axis=1)
+    return _FILL_GROUPS[masks], _STORE_UNITS[masks]
+
+
+def coverage(histogram: Iterable[float], table: Mapping[int, float]) -> float:
+    """The mean coverage factor of a site whose executions touched n units ``histogram[n]`` times, from a
+    table of measured factors by units touched (linear between entries, 1 where it is empty)."""
+    counts = list(histogram)
+    total = sum(counts)
+    if not table or total <= 0:
+        return 1.0
+    sizes = sorted(table)
+
+    def factor(n: int) -> float:
+        n = min(max(n, sizes[0]), sizes[-1])
+        for low, high in zip(sizes, sizes[1:], strict=False):
+            if n <= high:
+                return table[low] + (n - low) / (high - low) * (table[high] - table[low])
+        return table[sizes[-1]]
+
+    return sum(count * factor(n) for n, count in enumerate(counts) if count) / total
+
+
+def site_coverage(fill_units: Iterable[int], store_units: Iterable[int], wavefronts: float, executions: float,
+                  arch: str) -> tuple[float, float]:
+    """A site's coverage factors against fills and global stores: from its executions' units touched when
+    every execution is one wavefront, else 1 (several wavefronts: not modelled)."""
+    rule = get_arch(arch).surplus
+    if rule is None or executions <= 0 or wavefronts > executions:
+        return 1.0, 1.0
+    return coverage(fill_units, rule.fill_coverage), coverage(store_units, rule.store_coverage)
+
+
 def evict_share(allocated_bytes_per_sm: float, arch: str) -> float:
-    """The share of the steady store surplus at ``allocated_bytes_per_sm`` L1 bytes (fills and global stores)
-    per SM: 0 up to ``SurplusRule.l1_free_bytes``, then sqrt((F - free) / F) (run 14, docs/rules.md)."""
+    """The share of the steady surplus at ``allocated_bytes_per_sm`` L1 bytes (fills and global stores) per
+    SM: 0 up to ``SurplusRule.l1_free_bytes``, then sqrt((F - free) / F) (run 14 for stores, runs 19-20 for
+    atomics and loads; docs/rules.md)."""
     rule = get_arch(arch).surplus
     if rule is None or allocated_bytes_per_sm <= rule.l1_free_bytes:
         return 0.0 if rule and rule.l1_free_bytes else 1.0
@@ -193,16 +253,16 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
         expected = sum(s.executions * fed_store_rate(warps, s.wavefronts / s.executions, arch) for s in fed)
         quiet_start = one_wave(blocks_total, threads_per_block, shared_per_block, active_sms, arch)
         spread = [s for s in loads if s.phase == "other" or (s.phase == "before_loads" and not quiet_start)]
-    exposure = sum(s.executions * math.sqrt(s.wavefronts / s.executions) for s in spread)
+    exposure = [s.executions * math.sqrt(s.wavefronts / s.executions) for s in spread]
     sm_cycles = traffic["sm_cycles"] * active_sms
     warps_per_sm = traffic["warps_active_percent"] / 100 * rule.max_warps_per_sm
     if sm_cycles > 0 and warps_per_sm > rule.min_warps_per_sm:
-        per_cycle = (rule.per_fill_sector[op_class] * load_fills
-                     + rule.per_store_sector[op_class] * traffic["global_store_sectors"])
-        expected += exposure / sm_cycles * per_cycle
-    if op_class == "st":
-        allocated = (load_fills + traffic["global_store_sectors"]) * SECTOR_BYTES / active_sms
-        expected *= evict_share(allocated, arch)
+        fills = sum(e * s.fill_cover for e, s in zip(exposure, spread, strict=True))
+        stores = sum(e * s.store_cover for e, s in zip(exposure, spread, strict=True))
+        expected += (rule.per_fill_sector[op_class] * load_fills * fills
+                     + rule.per_store_sector[op_class] * traffic["global_store_sectors"] * stores) / sm_cycles
+    allocated = (load_fills + traffic["global_store_sectors"]) * SECTOR_BYTES / active_sms
+    expected *= evict_share(allocated, arch)
     cause = CAUSES[op_class]
     if op_class == "atom":
         burst = atomic_burst(loads, threads_per_block, arch)

@@ -6,9 +6,10 @@ usage: python hw/surplus/fit_surplus.py      (from the repository root)
 Fit: least squares without intercept over the 181 launches of traces/surplus/sm_90_sweep.json (the CAS-loop
 configurations left out, and those at or below SurplusRule.min_warps_per_sm), per ncu class: measured minus
 address-level wavefronts (the SASS-instrumented count) against exposure x L1 fill sectors and exposure x
-global store sectors per SM-cycle. Held out: every traced launch with traffic counters in
-traces/surplus/kernels and traces/python/surplus, predicted with bankism.analyze; prints each one's error in
-points of measured wavefronts, and per class the largest error (the busy band).
+global store sectors per SM-cycle, each exposure times the L1 threshold's share and, for one-word
+one-wavefront accesses, the bank coverage (runs 14, 19-20). Held out: every traced launch with traffic
+counters in traces/surplus/kernels and traces/python/surplus, predicted with bankism.analyze; prints each
+one's error in points of measured wavefronts, and per class the largest error (the busy band).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from bankism.analyze import analyze
-from bankism.arch import get_arch
+from bankism.analyze.surplus import evict_share
+from bankism.arch import SECTOR_BYTES, get_arch
 from bankism.trace.read import open_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,16 +39,22 @@ def sweep_rows(rule) -> dict[str, list[tuple[float, float, float, float, str]]]:
         warps = m["warps_active_percent"] / 100 * rule.max_warps_per_sm
         if launch["kernel"].startswith("fadd") or warps <= rule.min_warps_per_sm:
             continue
-        cycles = m["sm_cycles"] * min(132, launch["blocks"])
+        sms = min(132, launch["blocks"])
+        cycles = m["sm_cycles"] * sms
+        # the L1 threshold (runs 14, 19-20), the bank coverage (runs 19-20): DEG 0 puts every lane on one word
+        share = evict_share((m["l1_fill_sectors"] + m["global_store_sectors"]) * SECTOR_BYTES / sms, "sm_90")
         for c in CLASSES:
             executions, addressed = m[f"{c}_instructions"], m[f"{c}_addressed_wavefronts"]
             if not executions or executions < 1000:
                 continue
-            exposure = executions * math.sqrt(addressed / executions) / cycles
+            one_word = launch["deg"] == 0 and addressed == executions
+            fill_cover = rule.fill_coverage[1] if one_word else 1.0
+            store_cover = rule.store_coverage[1] if one_word else 1.0
+            exposure = share * executions * math.sqrt(addressed / executions) / cycles
             rows[c].append(
                 (
-                    exposure * m["l1_fill_sectors"],
-                    exposure * m["global_store_sectors"],
+                    exposure * fill_cover * m["l1_fill_sectors"],
+                    exposure * store_cover * m["global_store_sectors"],
                     m[f"{c}_wavefronts"] - addressed,
                     m[f"{c}_wavefronts"],
                     launch["name"],

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Device runs 19 and 20 of issue 21 into traces/surplus/sm_90_cover.json.
+
+usage: python hw/surplus/collect_run19_20.py   (reads traces/surplus/device/run19 and run20, written by
+run_call19.sh over cover_configs.txt and cover2_configs.txt)
+
+Every launch of hw/surplus/cover.cu with its configuration, the sweep's counters (collect_sweep.metrics), the
+ncu class of its op, and ``kib_per_sm``: the L1 fill and global-store sector KiB one SM allocated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+from collect_runs_6_to_9 import DEVICE, ROOT, _environment
+from collect_sweep import metrics, rows
+
+SMS = 132
+CLASS = {"st32": "st", "ld32": "ld", "popc": "atom", "atomadd": "atom"}
+FIELDS = ("name", "op", "gl", "iters", "blocks", "threads", "shn", "k", "s", "off", "gs", "row")
+RUNS = (("run19", "cover_configs.txt"), ("run20", "cover2_configs.txt"))
+
+
+def configs(path: str) -> list[dict]:
+    """The configuration lines of a cover probe file (ROW defaults to 128 bytes)."""
+    out = []
+    with open(path) as fh:
+        for line in fh:
+            parts = line.split()
+            if not parts or line.startswith("#"):
+                continue
+            values = parts + ["128"] * (len(FIELDS) - len(parts))
+            out.append({f: v if f in ("name", "op") else int(v) for f, v in zip(FIELDS, values, strict=True)})
+    return out
+
+
+def launches() -> list[dict]:
+    out = []
+    for run, config_file in RUNS:
+        wanted = configs(os.path.join(ROOT, "hw", "surplus", config_file))
+        found = rows(os.path.join(DEVICE, run, "cover.csv"))
+        assert len(found) == len(wanted), (run, len(found), len(wanted))
+        for config, row in zip(wanted, found, strict=True):
+            assert row["Kernel Name"].startswith("void cover<"), row["Kernel Name"]
+            m = metrics(row)
+            op_class = CLASS[config["op"]]
+            wavefronts, addressed = m[f"{op_class}_wavefronts"], m[f"{op_class}_addressed_wavefronts"]
+            sectors = m["l1_fill_sectors"] + m["global_store_sectors"]
+            out.append({
+                "run": run, **config, "class": op_class, "kernel": row["Kernel Name"],
+                "kib_per_sm": round(sectors * 32 / 1024 / min(SMS, config["blocks"]), 1),
+                "surplus_share": (wavefronts - addressed) / wavefronts,
+                "metrics": m,
+            })
+    return out
+
+
+def main() -> None:
+    document = {
+        "format": "bankism-cover",
+        "version": 1,
+        "description": (
+            "which shared accesses meet L1 fills and global stores, and from how many L1 bytes per SM on "
+            "(issue 21, runs 19-20): hw/surplus/cover.cu, K words at stride S per warp-instruction (banks in "
+            "one to four 32-byte sector groups), streaming float4 loads (fills) or global stores, the bytes "
+            "per SM swept by the iteration count; ncu --page raw, clock and cache control off"),
+        "environment": {run: _environment(run) for run, _ in RUNS},
+        "launches": launches(),
+    }
+    path = os.path.join(ROOT, "traces", "surplus", "sm_90_cover.json")
+    with open(path, "w") as fh:
+        json.dump(document, fh, indent=1)
+        fh.write("\n")
+    print(f"{path}: {len(document['launches'])} launches")
+
+
+if __name__ == "__main__":
+    main()
