@@ -191,6 +191,12 @@ class SurplusRule:
     #: 2, 4, 8 of 8); between entries linear. Accesses of several wavefronts keep 1 (not a table: run 20).
     fill_coverage: dict[int, float] = field(default_factory=dict)
     store_coverage: dict[int, float] = field(default_factory=dict)
+    #: One-shot atomics (each warp runs the site at most ``one_shot_most`` times: a histogram of one element
+    #: per thread) in a launch of several waves: surplus wavefronts per instruction by warps per block, the
+    #: histogram probe of run 22 (traces/surplus/sm_90_oneshot_atomic.json, 32 bins, 16 Mi elements); no L1
+    #: threshold or bank coverage applies (measured at 31 KiB per SM, and on 1 to 256 bins); none in one wave.
+    one_shot_atomic_rate: dict[int, float] = field(default_factory=dict)
+    one_shot_most: float = 2.0
 
 
 @dataclass(frozen=True)
@@ -349,6 +355,7 @@ SM90 = Architecture(
         l1_free_bytes=132 * 1024,
         fill_coverage={1: 0.33, 2: 0.58, 4: 1.0},
         store_coverage={1: 0.08, 2: 0.22, 4: 0.45, 8: 1.0},
+        one_shot_atomic_rate={2: 0.013, 4: 0.025, 8: 0.048, 16: 0.095, 32: 0.043},
     ),
 )
 

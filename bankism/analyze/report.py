@@ -224,7 +224,8 @@ class LaunchReport:
                               s.lanes / s.executions if s.executions else 0.0, s.site.phase,
                               0 < s.executions < warps * self.blocks_recorded,
                               *site_coverage(s.fill_units, s.store_units, s.wavefronts, s.executions,
-                                             self.arch))
+                                             self.arch),
+                              s.executions / (warps * self.blocks_recorded) if self.blocks_recorded else 0.0)
                      for s in sites]
             out[op_class] = estimate(op_class, loads, self.launch.traffic, self.blocks_total, self.arch,
                                      self.launch.threads_per_block, cp_async, self.launch.shared_bytes)

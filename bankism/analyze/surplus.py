@@ -40,6 +40,10 @@ CAUSES = {
 #: What the surplus of few-lane atomics issued together by many warps of a block comes from (measured
 #: without any other traffic: traces/surplus/sm_90_atomic_phase.json).
 BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue together"
+#: What the surplus of atomics each warp issues once or twice (a histogram of one element per thread) comes
+#: from (traces/surplus/sm_90_oneshot_atomic.json, run 22).
+ONE_SHOT_CAUSE = ("one-shot atomics (each warp once or twice, after its loads) meeting the fills of the "
+                  "other blocks' loads (hw/surplus/oneshot_atomic.cu)")
 #: What a tiled kernel's store surplus over the band comes from (traces/surplus/sm_90_tile_phase.json).
 TILE_CAUSE = ("each warp's stores meet the fills of the other warps' loads of the same block "
               "(hw/surplus/tile_phase.cu, docs/rules.md)")
@@ -67,6 +71,8 @@ class SiteLoad:
     #: (``coverage``; 1 for accesses of several wavefronts and where the lanes were not read).
     fill_cover: float = 1.0
     store_cover: float = 1.0
+    #: Executions per warp of a recorded block (0 where unknown): a one-shot site runs once or twice.
+    per_warp: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -191,23 +197,32 @@ def evict_share(allocated_bytes_per_sm: float, arch: str) -> float:
     return math.sqrt((allocated_bytes_per_sm - rule.l1_free_bytes) / allocated_bytes_per_sm)
 
 
+def by_warps(table: Mapping[int, float], warps: float) -> float:
+    """A table of rates by warps per block, interpolated over log2(warps), held at its ends."""
+    sizes = sorted(table)
+    x = min(max(math.log2(max(warps, 1.0)), math.log2(sizes[0])), math.log2(sizes[-1]))
+    for low, high in zip(sizes, sizes[1:], strict=False):
+        if x <= math.log2(high):
+            t = (x - math.log2(low)) / (math.log2(high) - math.log2(low))
+            return table[low] + t * (table[high] - table[low])
+    return table[sizes[-1]]
+
+
+def one_shot(site: SiteLoad, arch: str) -> bool:
+    """Whether an atomic site is one-shot (each warp runs it at most ``SurplusRule.one_shot_most`` times)
+    with more lanes than an atomic burst has (``burst_max_lanes``)."""
+    rule = get_arch(arch).surplus
+    return (rule is not None and bool(rule.one_shot_atomic_rate) and 0 < site.per_warp <= rule.one_shot_most
+            and site.lanes > rule.burst_max_lanes)
+
+
 def fed_store_rate(warps: float, wavefronts: float, arch: str) -> float:
     """Surplus wavefronts per fed store of ``wavefronts`` in blocks of ``warps``: SurplusRule.fed_store_rate
     interpolated over log2(warps), linear between 1 and 2 wavefronts, the 2-wavefront rate per 2 beyond."""
     rule = get_arch(arch).surplus
     if rule is None or not rule.fed_store_rate or warps < 2:
         return 0.0
-
-    def by_warps(table: dict[int, float]) -> float:
-        sizes = sorted(table)
-        x = min(max(math.log2(warps), math.log2(sizes[0])), math.log2(sizes[-1]))
-        for low, high in zip(sizes, sizes[1:], strict=False):
-            if x <= math.log2(high):
-                t = (x - math.log2(low)) / (math.log2(high) - math.log2(low))
-                return table[low] + t * (table[high] - table[low])
-        return table[sizes[-1]]
-
-    one, two = by_warps(rule.fed_store_rate[1]), by_warps(rule.fed_store_rate[2])
+    one, two = by_warps(rule.fed_store_rate[1], warps), by_warps(rule.fed_store_rate[2], warps)
     if wavefronts <= 1:
         return one
     return one + (wavefronts - 1) * (two - one) if wavefronts <= 2 else two * wavefronts / 2
@@ -241,11 +256,13 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
     if any(traffic.get(name) is None for name in NEEDED):
         return None
     loads = [s for s in sites if s.executions > 0]
+    shots = [s for s in loads if op_class == "atom" and one_shot(s, arch)]
+    shot_ids = {id(s) for s in shots}
     load_fills = max(0.0, traffic["l1_fill_sectors"] - cp_async_sectors)
     predicted = sum(s.wavefronts for s in loads)
     active_sms = max(1.0, min(traffic["sm_count"], float(blocks_total)))
     warps = -(-threads_per_block // LANES)
-    spread = loads
+    spread = [s for s in loads if id(s) not in shot_ids]
     expected = 0.0
     if op_class == "st" and loads and all(s.phase is not None for s in loads):
         # fed stores take the tile-phase rate; stores before any global load meet no fill in a one-wave launch
@@ -263,7 +280,11 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
                      + rule.per_store_sector[op_class] * traffic["global_store_sectors"] * stores) / sm_cycles
     allocated = (load_fills + traffic["global_store_sectors"]) * SECTOR_BYTES / active_sms
     expected *= evict_share(allocated, arch)
-    cause = CAUSES[op_class]
+    if shots and not one_wave(blocks_total, threads_per_block, shared_per_block, active_sms, arch):
+        # one-shot atomics meet the other blocks' fills whatever the L1 bytes and banks (run 22)
+        expected += by_warps(rule.one_shot_atomic_rate, warps) * sum(s.executions for s in shots)
+    cause = f"{ONE_SHOT_CAUSE}, and {CAUSES[op_class]}" if shots and spread else (
+        ONE_SHOT_CAUSE if shots else CAUSES[op_class])
     if op_class == "atom":
         burst = atomic_burst(loads, threads_per_block, arch)
         if burst > expected:

@@ -7,7 +7,10 @@ A one-wavefront shared access whose lanes touch K words meets the other L1 traff
 overlap. Per pattern, the surplus share over that of the 32-bank pattern of the same op, run and shared layout
 (ROW 128): stores and atomics against fills by the 32-byte sector groups touched (1, 2, 4 of 4), loads and
 atomics against global stores by the 16-byte units touched (1, 2, 4, 8 of 8). The tables are the means per
-count, rounded to 2 places.
+count, rounded to 2 places. And the one-shot atomic rates from run 22
+(traces/surplus/sm_90_oneshot_atomic.json): per warps per block, the surplus wavefronts per instruction of
+the histogram whose every thread adds one loaded element to 32 consecutive bins (16 Mi elements), the mean
+of its launches, rounded to 3 places.
 """
 
 from __future__ import annotations
@@ -49,6 +52,19 @@ def tables(launches: list[dict]) -> dict[str, dict[int, float]]:
     return out
 
 
+def one_shot_rates(launches: list[dict]) -> dict[int, float]:
+    """Per warps per block: the one-shot histogram's surplus per atomic instruction (run 22's warp series)."""
+    series: dict[int, list[float]] = {}
+    for x in launches:
+        if x["name"].startswith(("warps:", "rep:warps")):
+            series.setdefault(x["threads"] // 32, []).append(x["surplus_per_instruction"])
+    return {warps: round(mean(values), 3) for warps, values in sorted(series.items())}
+
+
+def load_oneshot() -> list[dict]:
+    return json.loads((ROOT / "traces" / "surplus" / "sm_90_oneshot_atomic.json").read_text())["launches"]
+
+
 def load() -> list[dict]:
     return json.loads((ROOT / "traces" / "surplus" / "sm_90_cover.json").read_text())["launches"]
 
@@ -58,6 +74,7 @@ def main() -> None:
         for n, ratio, name in sorted(data):
             print(f"{side:5s} {n} {ratio:5.2f} {name}")
     print(tables(load()))
+    print("one-shot atomic rates:", one_shot_rates(load_oneshot()))
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #   the L1 allocation threshold for atomics and loads, and which banks of an access meet the fills.
 #   run 19: hw/surplus/run_call19.sh                       (hw/surplus/cover_configs.txt)
 #   run 20: hw/surplus/run_call19.sh cover2_configs.txt 20
+#   run 22: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_atomic_configs.txt 22
 # Counters: the sweep's (hw/surplus/collect_sweep.py SHARED and OTHER). Brings back $OUT/run<N>.tgz.
 set -u
 . hw/surplus/device_common.sh
@@ -11,14 +12,15 @@ CONFIGS=hw/surplus/${1:-cover_configs.txt}
 RUN=${2:-19}
 OUT=${OUT:-/tmp/run$RUN-out}
 B=build/run$RUN
+PROBE=${PROBE:-cover}
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 write_env "$OUT/r/env.txt" clocks
-nvcc -O3 -arch=sm_90 -lineinfo -o "$B/cover" hw/surplus/cover.cu > "$OUT/r/build.log" 2>&1
+nvcc -O3 -arch=sm_90 -lineinfo -o "$B/$PROBE" "hw/surplus/$PROBE.cu" > "$OUT/r/build.log" 2>&1
 echo "built rc=$? seconds=$(( $(date +%s) - T0 ))"
-cuobjdump -sass "$B/cover" | grep -oE "(ATOMS|STS|LDS|LDG|STG|RED)[A-Z0-9._]*" | sort | uniq -c > "$OUT/r/sass_ops.txt"
+cuobjdump -sass "$B/$PROBE" | grep -oE "(ATOMS|STS|LDS|LDG|STG|RED)[A-Z0-9._]*" | sort | uniq -c > "$OUT/r/sass_ops.txt"
 cat "$OUT/r/sass_ops.txt"
-"$B/cover" "$CONFIGS" > "$OUT/r/plain.stdout" 2>&1
+"$B/$PROBE" "$CONFIGS" > "$OUT/r/plain.stdout" 2>&1
 echo "plain rc=$? seconds=$(( $(date +%s) - T0 )) $(tail -1 "$OUT/r/plain.stdout")"
 S=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,\
 l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,\
@@ -35,8 +37,8 @@ l1tex__data_bank_reads.sum,l1tex__data_bank_writes.sum,l1tex__lsu_writeback_acti
 l1tex__data_bank_conflicts_pipe_lsu_mem_gds.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
 sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,gpu__time_duration.sum
 t=$(date +%s)
-timeout 420 ncu --csv --page raw --cache-control none --clock-control none -k regex:^cover \
-    --metrics "$S,$G" "$B/cover" "$CONFIGS" > "$OUT/r/cover.csv" 2> "$OUT/r/cover.err"
+timeout 420 ncu --csv --page raw --cache-control none --clock-control none -k "regex:^$PROBE" \
+    --metrics "$S,$G" "$B/$PROBE" "$CONFIGS" > "$OUT/r/cover.csv" 2> "$OUT/r/cover.err"
 echo "ncu rc=$? seconds=$(( $(date +%s) - t )) rows=$(grep -c '^"' "$OUT/r/cover.csv")"
 grep -a '^CONFIG\|^DONE' "$OUT/r/cover.csv" | tail -2
 tar czf "$OUT/run$RUN.tgz" -C "$OUT/r" .

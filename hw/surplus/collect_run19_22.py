@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Device runs 19 and 20 of issue 21 into traces/surplus/sm_90_cover.json.
+"""Device runs 19, 20 and 22 of issue 21 into traces/surplus/sm_90_cover.json and sm_90_oneshot_atomic.json.
 
-usage: python hw/surplus/collect_run19_20.py   (reads traces/surplus/device/run19 and run20, written by
-run_call19.sh over cover_configs.txt and cover2_configs.txt)
+usage: python hw/surplus/collect_run19_22.py   (reads traces/surplus/device/run19, run20 and run22, written by
+run_call19.sh over cover_configs.txt, cover2_configs.txt and oneshot_atomic_configs.txt)
 
-Every launch of hw/surplus/cover.cu with its configuration, the sweep's counters (collect_sweep.metrics), the
-ncu class of its op, and ``kib_per_sm``: the L1 fill and global-store sector KiB one SM allocated.
+Every launch of hw/surplus/cover.cu (runs 19-20) and hw/surplus/oneshot_atomic.cu (run 22) with its
+configuration, the sweep's counters (collect_sweep.metrics), the ncu class of its op, ``kib_per_sm`` (the L1
+fill and global-store sector KiB one SM allocated) and the surplus share of its class.
 """
 
 from __future__ import annotations
@@ -56,7 +57,50 @@ def launches() -> list[dict]:
     return out
 
 
+ONESHOT_FIELDS = ("name", "threads", "per", "k", "s", "data", "elements")
+
+
+def oneshot_launches() -> list[dict]:
+    """Run 22: the one-shot histogram probe, every launch with its blocks and per-instruction surplus."""
+    with open(os.path.join(ROOT, "hw", "surplus", "oneshot_atomic_configs.txt")) as fh:
+        wanted = [dict(zip(ONESHOT_FIELDS, [p[0], *map(int, p[1:])], strict=True))
+                  for p in (line.split() for line in fh) if p and not p[0].startswith("#")]
+    found = rows(os.path.join(DEVICE, "run22", "cover.csv"))
+    assert len(found) == len(wanted), (len(found), len(wanted))
+    out = []
+    for config, row in zip(wanted, found, strict=True):
+        assert row["Kernel Name"].startswith("oneshot_atomic"), row["Kernel Name"]
+        m = metrics(row)
+        blocks = config["elements"] // (config["threads"] * config["per"])
+        sectors = m["l1_fill_sectors"] + m["global_store_sectors"]
+        surplus = m["atom_wavefronts"] - m["atom_addressed_wavefronts"]
+        out.append({
+            "run": "run22", **config, "blocks": blocks, "kernel": row["Kernel Name"],
+            "kib_per_sm": round(sectors * 32 / 1024 / min(SMS, blocks), 1),
+            "surplus_share": surplus / m["atom_wavefronts"],
+            "surplus_per_instruction": surplus / m["atom_instructions"],
+            "metrics": m,
+        })
+    return out
+
+
 def main() -> None:
+    oneshot = {
+        "format": "bankism-oneshot-atomic",
+        "version": 1,
+        "description": (
+            "the atomic surplus of one-shot shared histograms (issue 21, run 22): "
+            "hw/surplus/oneshot_atomic.cu, each thread loads PER elements and adds 1 to bin value % K (S "
+            "words apart) after its load, one knob at a time (warps per block, bins, launch length, elements "
+            "per thread); ncu --page raw, clock and cache control off"),
+        "environment": {"run22": _environment("run22")},
+        "launches": oneshot_launches(),
+    }
+    path = os.path.join(ROOT, "traces", "surplus", "sm_90_oneshot_atomic.json")
+    with open(path, "w") as fh:
+        json.dump(oneshot, fh, indent=1)
+        fh.write("\n")
+    print(f"{path}: {len(oneshot['launches'])} launches")
     document = {
         "format": "bankism-cover",
         "version": 1,
