@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import math
 from functools import cache
 from pathlib import Path
 
 import numpy as np
 
 import bankism
-from bankism.analyze.surplus import SiteLoad, by_warps, estimate, one_shot, one_wave
+from bankism.analyze.surplus import SiteLoad, estimate, few_lane_atomic_ceiling, one_shot
 from bankism.arch import get_arch
 
 ROOT = Path(__file__).parent.parent
@@ -33,9 +32,9 @@ def _probe() -> list[dict]:
     return json.loads((ROOT / "traces" / "surplus" / "sm_90_oneshot_atomic.json").read_text())["launches"]
 
 
-def _public() -> list[tuple[str, dict]]:
+def _public() -> list[tuple[str, str, dict]]:
     document = json.loads((ROOT / "traces" / "surplus" / "public_atomics_heldout.json").read_text())
-    return [(p["name"], launch) for p in document["programs"] for launch in p["launches"]]
+    return [(p["run"], p["name"], launch) for p in document["programs"] for launch in p["launches"]]
 
 
 def test_rates_are_the_probes_warp_series():
@@ -46,6 +45,11 @@ def test_address_level_counts_equal_the_rules():
     """Every warp of the index-data configurations: lanes on bins (first + lane) % K, S words apart."""
     checked = 0
     for x in _probe():
+        if x["mode"] == 1:  # the counter: one ATOMS.ADD of one lane per warp and element, one wavefront
+            assert x["metrics"]["atom_instructions"] == x["elements"] // 32
+            assert x["metrics"]["atom_addressed_wavefronts"] == x["metrics"]["atom_instructions"]
+            checked += 1
+            continue
         if x["data"] != 0:
             continue
         warps = x["elements"] // 32
@@ -58,7 +62,7 @@ def test_address_level_counts_equal_the_rules():
             total += int(residues[residue]) * int(result.wavefronts[0])
         assert total == x["metrics"]["atom_addressed_wavefronts"], x["name"]
         checked += 1
-    assert checked == 24
+    assert checked == 24 + 1 + 13
 
 
 def _estimate(x: dict):
@@ -86,6 +90,8 @@ def test_estimate_on_the_probe():
     and four bins in four sector groups (-4.6): the rate varies with the bins 1.0-2.0 times."""
     errors = {}
     for x in _probe():
+        if x["run"] != "run22":
+            continue
         wavefronts = x["metrics"]["atom_wavefronts"]
         surplus = wavefronts - x["metrics"]["atom_addressed_wavefronts"]
         errors[x["name"]] = 100 * (_estimate(x).expected - surplus) / wavefronts
@@ -94,37 +100,35 @@ def test_estimate_on_the_probe():
     assert all(abs(errors[name]) < 0.1 for name in errors if name.startswith("warps:"))
 
 
-def _public_expected(launch: dict) -> float:
-    """The atomic class's expected surplus now: the one-shot term of one-shot sites, and the device's estimate
-    (the even-spread model with coverage and threshold) where no site is one-shot."""
-    sites = [SiteLoad(s["executions"], s["wavefronts"], 32.0, per_warp=s["per_warp"])
-             for s in launch["atom_sites"]]
-    shots = [s for s in sites if one_shot(s, "sm_90")]
-    if not shots:
-        return launch["classes"]["atom"]["device_expected"]
-    assert len(shots) == len(sites)
-    sms = min(132, launch["blocks_total"])
-    shape = (launch["blocks_total"], launch["threads_per_block"], launch["shared_per_block"])
-    if one_wave(*shape, sms, "sm_90"):
-        return 0.0
-    rate = by_warps(RULE.one_shot_atomic_rate, launch["warps_per_block"])
-    return rate * sum(s.executions for s in shots)
+#: Public programs whose atomics are one counter that every warp adds to through one lane (nvcc's warp
+#: aggregation): not estimated, labelled with run 24's measured cause (docs/rules.md, "One-shot atomics").
+COUNTERS = {"copyif_shared", "fpc"}
 
 
-def test_public_histograms_within_three_points():
-    """Six public shared histograms of run 21 (four one-shot, two grid-stride), none used before: the atomic
-    surplus is within 3 points of the estimate, the busy band (before runs 19-22: one outside 3, -3.16; with
-    the coverage and threshold alone three, to -3.95; analyze called hist256_hadley's 1.4% not explained)."""
-    launches = _public()
-    assert len(launches) >= 6
-    for name, launch in launches:
+def test_public_shared_atomics_on_the_final_model():
+    """Twelve public programs with shared atomics from twelve repositories (runs 21 and 23, the first six
+    before the one-shot rule existed, the second six after), recorded again with the final model (run 25) and
+    analysed on the H100: 10 within 3 points (as many as before runs 19-25, but the histograms' largest miss
+    1.83 points where it was 3.04), and the two warp-aggregated counters above the band but under the ceiling
+    their block size measured (a measured cause, not "not explained")."""
+    final = [(name, launch) for run, name, launch in _public() if run.startswith("run25")]
+    assert len(final) == 12
+    within = before_within = 0
+    for name, launch in final:
         atom = launch["classes"]["atom"]
         measured = atom["measured_wavefronts"]
         surplus = measured - atom["predicted_wavefronts"]
-        error = 100 * (_public_expected(launch) - surplus) / measured
+        error = 100 * (atom["device_expected"] - surplus) / measured
         before = 100 * (launch["atom_expected_before"] - surplus) / measured
-        assert abs(error) <= 100 * RULE.busy_band["atom"], (name, error, before)
-        assert math.isfinite(before)
+        within += abs(error) <= 3
+        before_within += abs(before) <= 3
+        band = 100 * (RULE.quiet_band if atom["quiet"] else RULE.busy_band["atom"])
+        if name in COUNTERS:
+            ceiling = 100 * few_lane_atomic_ceiling(launch["warps_per_block"], "sm_90")
+            assert band < 100 * surplus / measured <= ceiling, name
+        else:
+            assert abs(error) <= band + 1e-9, (name, error)
+    assert within == 10 and before_within == 10
 
 
 def test_one_shot_sites_are_once_or_twice_per_warp_with_more_lanes_than_a_burst():
@@ -139,3 +143,21 @@ def test_one_shot_sites_are_once_or_twice_per_warp_with_more_lanes_than_a_burst(
     assert not one_shot(SiteLoad(10, 10, 32.0), "sm_90")  # executions per warp unknown
     # every block resident at once (256 blocks of 256 threads on 132 SMs): no other block's fills, none
     assert estimate("atom", [shot], traffic, 256, "sm_90", 256, 0, 40).expected == 0
+
+
+def test_a_warp_aggregated_counter_is_labelled_not_estimated():
+    """Run 24: one counter that every warp adds to through one lane measured 8-39% surplus by block size, with
+    or without fills (34% in one wave at 2 KiB per SM) and whether a block loops or not; the ceiling of the
+    label is the largest share per block size."""
+    counter = [x for x in _probe() if x["mode"] == 1]
+    assert _fit().few_lane_ceiling(_probe()) == RULE.few_lane_atomic_ceiling
+    by_name = {x["name"]: x for x in counter}
+    one_wave = by_name["count:size_e65536"]
+    assert one_wave["surplus_share"] > 0.3 and one_wave["kib_per_sm"] < 3
+    assert by_name["count:per_p16"]["surplus_per_instruction"] > 0.35
+    traffic = {"l1_fill_sectors": 2e6, "global_store_sectors": 0.0, "sm_cycles": 1.6e5,
+               "warps_active_percent": 90.0, "sm_count": 132.0}
+    found = estimate("atom", [SiteLoad(80000, 80000, 1.0, per_warp=1.0)], traffic, 10000, "sm_90", 256, 0, 4)
+    assert found.ceiling == RULE.few_lane_atomic_ceiling[8] and "warp-aggregated" in found.ceiling_cause
+    assert found.under_ceiling(103852, 80000) and not found.within_band(103852, 80000)
+    assert "a warp-aggregated counter measured" in found.describe(103852, 80000)

@@ -44,6 +44,9 @@ BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue
 #: from (traces/surplus/sm_90_oneshot_atomic.json, run 22).
 ONE_SHOT_CAUSE = ("one-shot atomics (each warp once or twice, after its loads) meeting the fills of the "
                   "other blocks' loads (hw/surplus/oneshot_atomic.cu)")
+#: What the surplus of few-lane atomics on one word by every warp of a block comes from (run 24).
+COUNTER_CAUSE = ("few-lane atomics on one word that every warp of a block issues, as a warp-aggregated "
+                 "counter (hw/surplus/oneshot_atomic.cu, MODE 1)")
 #: What a tiled kernel's store surplus over the band comes from (traces/surplus/sm_90_tile_phase.json).
 TILE_CAUSE = ("each warp's stores meet the fills of the other warps' loads of the same block "
               "(hw/surplus/tile_phase.cu, docs/rules.md)")
@@ -121,8 +124,9 @@ class SurplusEstimate:
                   f"expected {self.expected:,.0f} ({expected} of measured) from {self.cause}")
         tiled = ""
         if not self.within_band(measured, predicted) and self.under_ceiling(measured, predicted):
-            what = ("stores waiting for their own loads measured in tiled blocks" if self.op_class == "st"
-                    else "loads of one warp per block measured, other blocks filling L1, in blocks")
+            what = {"st": "stores waiting for their own loads measured in tiled blocks",
+                    "ld": "loads of one warp per block measured, other blocks filling L1, in blocks",
+                    "atom": "a warp-aggregated counter measured in blocks"}[self.op_class]
             tiled = (f"; above the band but under the {self.ceiling:.1%} that {what} of {self.warps} warps "
                      f"or fewer ({self.ceiling_cause})")
         return (f"surplus {surplus:,.0f} wavefronts ({share} of measured); {regime}; band ±{self.band:.0%} "
@@ -296,6 +300,8 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
         ceiling = tile_store_ceiling(warps, arch)
     elif op_class == "ld" and load_fills > 0 and any(s.partial_block for s in loads):
         ceiling, ceiling_cause = few_warp_load_ceiling(warps, arch), FEW_WARP_CAUSE
+    elif op_class == "atom" and any(0 < s.lanes <= rule.burst_max_lanes for s in loads):
+        ceiling, ceiling_cause = few_lane_atomic_ceiling(warps, arch), COUNTER_CAUSE
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
                            cause, ceiling, warps, ceiling_cause)
 
@@ -318,3 +324,10 @@ def few_warp_load_ceiling(warps: int, arch: str) -> float:
     blocks fill L1 (``SurplusRule.few_warp_load_ceiling``, run 16-17), 0 where none was measured."""
     rule = get_arch(arch).surplus
     return _ceiling(rule.few_warp_load_ceiling, warps) if rule else 0.0
+
+
+def few_lane_atomic_ceiling(warps: int, arch: str) -> float:
+    """The largest atomic surplus share a warp-aggregated counter measured in blocks of ``warps`` warps
+    (``SurplusRule.few_lane_atomic_ceiling``, run 24), 0 where none was measured."""
+    rule = get_arch(arch).surplus
+    return _ceiling(rule.few_lane_atomic_ceiling, warps) if rule else 0.0

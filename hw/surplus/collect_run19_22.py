@@ -57,25 +57,36 @@ def launches() -> list[dict]:
     return out
 
 
-ONESHOT_FIELDS = ("name", "threads", "per", "k", "s", "data", "elements")
+ONESHOT_FIELDS = ("name", "threads", "per", "k", "s", "data", "elements", "mode")
+ONESHOT_RUNS = (("run22", "oneshot_atomic_configs.txt"), ("run24", "oneshot_count_configs.txt"))
 
 
 def oneshot_launches() -> list[dict]:
-    """Run 22: the one-shot histogram probe, every launch with its blocks and per-instruction surplus."""
-    with open(os.path.join(ROOT, "hw", "surplus", "oneshot_atomic_configs.txt")) as fh:
-        wanted = [dict(zip(ONESHOT_FIELDS, [p[0], *map(int, p[1:])], strict=True))
-                  for p in (line.split() for line in fh) if p and not p[0].startswith("#")]
-    found = rows(os.path.join(DEVICE, "run22", "cover.csv"))
-    assert len(found) == len(wanted), (len(found), len(wanted))
+    """Runs 22 and 24: the one-shot histogram probe (MODE 0) and its compaction counter (MODE 1), every launch
+    with its blocks and per-instruction surplus."""
+    out = []
+    for run, config_file in ONESHOT_RUNS:
+        with open(os.path.join(ROOT, "hw", "surplus", config_file)) as fh:
+            wanted = [dict(zip(ONESHOT_FIELDS, [p[0], *map(int, p[1:]), *([0] if len(p) == 7 else [])],
+                               strict=True))
+                      for p in (line.split() for line in fh) if p and not p[0].startswith("#")]
+        found = rows(os.path.join(DEVICE, run, "cover.csv"))
+        assert len(found) == len(wanted), (run, len(found), len(wanted))
+        out += _oneshot_rows(run, wanted, found)
+    return out
+
+
+def _oneshot_rows(run: str, wanted: list[dict], found: list[dict]) -> list[dict]:
     out = []
     for config, row in zip(wanted, found, strict=True):
-        assert row["Kernel Name"].startswith("oneshot_atomic"), row["Kernel Name"]
+        kernel = "oneshot_atomic_count" if config["mode"] else "oneshot_atomic("
+        assert row["Kernel Name"].startswith(kernel), row["Kernel Name"]
         m = metrics(row)
         blocks = config["elements"] // (config["threads"] * config["per"])
         sectors = m["l1_fill_sectors"] + m["global_store_sectors"]
         surplus = m["atom_wavefronts"] - m["atom_addressed_wavefronts"]
         out.append({
-            "run": "run22", **config, "blocks": blocks, "kernel": row["Kernel Name"],
+            "run": run, **config, "blocks": blocks, "kernel": row["Kernel Name"],
             "kib_per_sm": round(sectors * 32 / 1024 / min(SMS, blocks), 1),
             "surplus_share": surplus / m["atom_wavefronts"],
             "surplus_per_instruction": surplus / m["atom_instructions"],
@@ -89,11 +100,12 @@ def main() -> None:
         "format": "bankism-oneshot-atomic",
         "version": 1,
         "description": (
-            "the atomic surplus of one-shot shared histograms (issue 21, run 22): "
+            "the atomic surplus of one-shot shared histograms (issue 21, runs 22 and 24): "
             "hw/surplus/oneshot_atomic.cu, each thread loads PER elements and adds 1 to bin value % K (S "
-            "words apart) after its load, one knob at a time (warps per block, bins, launch length, elements "
-            "per thread); ncu --page raw, clock and cache control off"),
-        "environment": {"run22": _environment("run22")},
+            "words apart) after its load (MODE 0), or takes a position from one shared counter that nvcc "
+            "aggregates into one lane per warp (MODE 1, run 24), one knob at a time (warps per block, bins, "
+            "launch length, elements per thread); ncu --page raw, clock and cache control off"),
+        "environment": {run: _environment(run) for run, _ in ONESHOT_RUNS},
         "launches": oneshot_launches(),
     }
     path = os.path.join(ROOT, "traces", "surplus", "sm_90_oneshot_atomic.json")

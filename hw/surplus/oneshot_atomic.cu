@@ -7,8 +7,11 @@
 // barrier, every thread loads PER elements from global memory and adds 1 to bin (value % K) for each (the
 // atomic waits for its own load: ATOMS.POPC.INC), meets at a barrier, and threads < K add the bins to global
 // memory. DATA 0: value = the element's index (lanes of a warp on consecutive bins); DATA 1: random values.
-// Config lines:  name threads per K S data elements      (elements: the input's length, a multiple of
+// Config lines:  name threads per K S data elements [mode]     (elements: the input's length, a multiple of
 //                threads * per; blocks = elements / (threads * per))
+// MODE (run 24; default 0, the histogram): 1 = a compaction counter, as public stream compactions write it:
+// every thread whose element is nonzero takes pos = atomicAdd(&count, 1) (one word, the return value used;
+// nvcc aggregates the warp's lanes into one ATOMS.ADD by one lane), then the block meets at a barrier.
 // Usage: oneshot_atomic CONFIGS.txt     (the host checks every bin: OK / FAIL per CONFIG line)
 #include <cstdio>
 #include <cstdlib>
@@ -30,6 +33,20 @@ __global__ void oneshot_atomic(const unsigned* __restrict__ in, unsigned* __rest
     for (int i = threadIdx.x; i < k; i += blockDim.x) atomicAdd(&out[i], bins[i * s]);
 }
 
+__global__ void oneshot_atomic_count(const unsigned* __restrict__ in, unsigned* __restrict__ out, int per)
+{
+    __shared__ unsigned count;
+    if (threadIdx.x == 0) count = 0;
+    __syncthreads();
+    const size_t first = (size_t)blockIdx.x * blockDim.x * per + threadIdx.x;
+    unsigned positions = 0;
+    for (int e = 0; e < per; ++e)
+        if (in[first + (size_t)e * blockDim.x] != 0) positions += atomicAdd(&count, 1u);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(&out[0], count);
+    if (positions == 0xFFFFFFFFu) out[1] = positions;  // keeps the returned positions
+}
+
 int main(int argc, char** argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: %s CONFIGS.txt\n", argv[0]); return 2; }
@@ -48,29 +65,32 @@ int main(int argc, char** argv)
     FILE* f = fopen(argv[1], "r");
     if (!f) { perror("open configs"); return 2; }
     char line[256], name[128];
-    int threads, per, k, s, data, n = 0;
+    int threads, per, k, s, data, mode, n = 0;
     long long elements;
     while (fgets(line, sizeof line, f)) {
-        if (line[0] == '#' || sscanf(line, "%127s %d %d %d %d %d %lld", name, &threads, &per, &k, &s, &data,
-                                      &elements) != 7) continue;
+        mode = 0;
+        if (line[0] == '#' || sscanf(line, "%127s %d %d %d %d %d %lld %d", name, &threads, &per, &k, &s, &data,
+                                      &elements, &mode) < 7) continue;
         if (threads < 32 || threads > 1024 || per < 1 || k < 1 || k > 1024 || s < 1 || k * s > 8192 ||
-            elements > (long long)most || elements % ((long long)threads * per)) {
+            elements > (long long)most || elements % ((long long)threads * per) || mode < 0 || mode > 1) {
             fprintf(stderr, "%s: bad configuration\n", name); return 2;
         }
         const unsigned* src = data ? d_random : d_index;
         const std::vector<unsigned>& host = data ? random : index;
         CK(cudaMemset(d_out, 0, 1024 * 4));
         const int blocks = (int)(elements / ((long long)threads * per));
-        oneshot_atomic<<<blocks, threads, (size_t)k * s * 4>>>(src, d_out, per, k, s);
+        if (mode == 0) oneshot_atomic<<<blocks, threads, (size_t)k * s * 4>>>(src, d_out, per, k, s);
+        else oneshot_atomic_count<<<blocks, threads>>>(src, d_out, per);
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
+        if (mode == 1) k = 1;
         std::vector<unsigned> got(k), want(k, 0);
         CK(cudaMemcpy(got.data(), d_out, k * 4, cudaMemcpyDeviceToHost));
-        for (long long i = 0; i < elements; ++i) want[host[i] % k]++;
+        for (long long i = 0; i < elements; ++i) want[mode ? 0 : host[i] % k] += mode ? host[i] != 0 : 1;
         int bad = 0;
         for (int b = 0; b < k; ++b) bad += got[b] != want[b];
-        printf("CONFIG %d %s threads=%d per=%d k=%d s=%d data=%d elements=%lld blocks=%d %s\n", n++, name, threads, per,
-               k, s, data, elements, blocks, bad ? "FAIL" : "OK");
+        printf("CONFIG %d %s threads=%d per=%d k=%d s=%d data=%d elements=%lld blocks=%d mode=%d %s\n", n++, name,
+               threads, per, k, s, data, elements, blocks, mode, bad ? "FAIL" : "OK");
     }
     fclose(f);
     printf("DONE %d configs\n", n);
