@@ -92,7 +92,7 @@ def site_unmodelled_reason(site: TraceSite, arch: str) -> str | None:
 
 
 #: Records of a chunk whose bank coverage is counted (evenly spaced): enough for a per-site mean.
-COVERAGE_SAMPLE = 1 << 16
+COVERAGE_SAMPLE = 1 << 12
 
 
 class _Batcher:
