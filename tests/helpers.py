@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import contextlib
+import functools
+import importlib.util
 import io
 import os
 import sys
+import types
 from pathlib import Path
 from typing import NamedTuple
 
@@ -74,3 +77,13 @@ def ncu_raw_csv(extra: dict[str, str]) -> str:
     header = ",".join(f'"{n}"' for n in ["ID", "Kernel Name", *names, *extra])
     values = ",".join(['"0"', '"k"'] + ['"2"'] * len(names) + [f'"{v}"' for v in extra.values()])
     return f"{header}\n{values}\n"
+
+
+@functools.cache
+def hw_script(relative: str) -> types.ModuleType:
+    """A script under hw/ (a device run's collector or fit) loaded as a module, once per session."""
+    path = ROOT / "hw" / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -3,9 +3,7 @@ traces/surplus/sm_90_cover.json; docs/rules.md, "Bank coverage and the threshold
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from functools import cache
 from pathlib import Path
 
@@ -17,6 +15,7 @@ from hypothesis import strategies as st
 import bankism
 from bankism.analyze.surplus import SiteLoad, coverage, estimate, evict_share, site_coverage, units_touched
 from bankism.arch import get_arch
+from tests.helpers import hw_script
 
 ROOT = Path(__file__).parent.parent
 RULE = get_arch("sm_90").surplus
@@ -24,13 +23,8 @@ OPS = {"st32": ("store", "add"), "ld32": ("load", "add"), "popc": ("atomic", "po
        "atomadd": ("atomic", "add")}
 
 
-@cache
 def _fit():
-    sys.path.insert(0, str(ROOT / "hw" / "surplus"))
-    spec = importlib.util.spec_from_file_location("fit_cover", ROOT / "hw" / "surplus" / "fit_cover.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return hw_script("surplus/fit_cover.py")
 
 
 @cache
@@ -124,10 +118,7 @@ def test_estimate_on_the_probe():
 def test_stored_atomics_within_three_points():
     """The bug this fixed: 4 shared counters (banks 0-3, one sector group) were expected at 7.95% and
     measured 1.78%; with the coverage and the threshold every stored atomic launch is within 3 points."""
-    spec = importlib.util.spec_from_file_location("fit_surplus", ROOT / "hw" / "surplus" / "fit_surplus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    atomics = [row for row in module.held_out() if row[1] == "atom"]
+    atomics = [row for row in hw_script("surplus/fit_surplus.py").held_out() if row[1] == "atom"]
     assert len(atomics) == 9
     for name, _, measured, expected, error, _ in atomics:
         assert abs(error) <= 3, (name, measured, expected)

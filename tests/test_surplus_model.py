@@ -7,7 +7,6 @@ surplus".
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 from functools import cache
@@ -18,6 +17,7 @@ import pytest
 from bankism.analyze import analyze
 from bankism.arch import get_arch
 from bankism.trace.read import open_trace
+from tests.helpers import hw_script
 
 ROOT = Path(__file__).parent.parent
 RULE = get_arch("sm_90").surplus
@@ -26,12 +26,8 @@ RULE = get_arch("sm_90").surplus
 NOT_EXPLAINED = {("colsum_f64", "ld")}
 
 
-@cache
 def _fit_module():
-    spec = importlib.util.spec_from_file_location("fit_surplus", ROOT / "hw" / "surplus" / "fit_surplus.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return hw_script("surplus/fit_surplus.py")
 
 
 @cache

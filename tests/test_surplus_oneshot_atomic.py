@@ -4,7 +4,6 @@ held-out public shared histograms (runs 21 and 23, traces/surplus/public_atomics
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from functools import cache
 from pathlib import Path
@@ -14,17 +13,14 @@ import numpy as np
 import bankism
 from bankism.analyze.surplus import SiteLoad, estimate, few_lane_atomic_ceiling, one_shot
 from bankism.arch import get_arch
+from tests.helpers import hw_script
 
 ROOT = Path(__file__).parent.parent
 RULE = get_arch("sm_90").surplus
 
 
-@cache
 def _fit():
-    spec = importlib.util.spec_from_file_location("fit_cover", ROOT / "hw" / "surplus" / "fit_cover.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return hw_script("surplus/fit_cover.py")
 
 
 @cache

@@ -108,11 +108,7 @@ def main() -> None:
         "environment": {run: _environment(run) for run, _ in ONESHOT_RUNS},
         "launches": oneshot_launches(),
     }
-    path = os.path.join(ROOT, "traces", "surplus", "sm_90_oneshot_atomic.json")
-    with open(path, "w") as fh:
-        json.dump(oneshot, fh, indent=1)
-        fh.write("\n")
-    print(f"{path}: {len(oneshot['launches'])} launches")
+    _write("sm_90_oneshot_atomic.json", oneshot)
     document = {
         "format": "bankism-cover",
         "version": 1,
@@ -124,7 +120,11 @@ def main() -> None:
         "environment": {run: _environment(run) for run, _ in RUNS},
         "launches": launches(),
     }
-    path = os.path.join(ROOT, "traces", "surplus", "sm_90_cover.json")
+    _write("sm_90_cover.json", document)
+
+
+def _write(name: str, document: dict) -> None:
+    path = os.path.join(ROOT, "traces", "surplus", name)
     with open(path, "w") as fh:
         json.dump(document, fh, indent=1)
         fh.write("\n")
