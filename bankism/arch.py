@@ -197,9 +197,10 @@ class SurplusRule:
     #: threshold or bank coverage applies (measured at 31 KiB per SM, and on 1 to 256 bins); none in one wave.
     one_shot_atomic_rate: dict[int, float] = field(default_factory=dict)
     one_shot_most: float = 2.0
-    #: Few-lane atomics on one word that every warp of a block issues (a warp-aggregated counter): the largest
-    #: atomic surplus share run 24 measured for blocks of at most (key) warps, with or without fills, in one
-    #: wave or many (traces/surplus/sm_90_oneshot_atomic.json, MODE 1). A label, like ``tile_store_ceiling``.
+    #: Few-lane atomics that every warp of a block issues (a warp-aggregated counter): the largest atomic
+    #: surplus share runs 24 and 27 measured for blocks of at most (key) warps, with or without loads, one
+    #: word or four (traces/surplus/sm_90_oneshot_atomic.json, MODES 1-3). A label, like
+    #: ``tile_store_ceiling``.
     few_lane_atomic_ceiling: dict[int, float] = field(default_factory=dict)
 
 
@@ -360,7 +361,7 @@ SM90 = Architecture(
         fill_coverage={1: 0.33, 2: 0.58, 4: 1.0},
         store_coverage={1: 0.08, 2: 0.22, 4: 0.45, 8: 1.0},
         one_shot_atomic_rate={2: 0.013, 4: 0.025, 8: 0.048, 16: 0.095, 32: 0.043},
-        few_lane_atomic_ceiling={2: 0.082, 4: 0.137, 8: 0.343, 16: 0.333, 32: 0.39},
+        few_lane_atomic_ceiling={2: 0.136, 4: 0.137, 8: 0.343, 16: 0.333, 32: 0.448},
     ),
 )
 

@@ -44,9 +44,9 @@ BURST_CAUSE = "bursts of few-lane atomics that 16 or more warps of a block issue
 #: from (traces/surplus/sm_90_oneshot_atomic.json, run 22).
 ONE_SHOT_CAUSE = ("one-shot atomics (each warp once or twice, after its loads) meeting the fills of the "
                   "other blocks' loads (hw/surplus/oneshot_atomic.cu)")
-#: What the surplus of few-lane atomics on one word by every warp of a block comes from (run 24).
-COUNTER_CAUSE = ("few-lane atomics on one word that every warp of a block issues, as a warp-aggregated "
-                 "counter (hw/surplus/oneshot_atomic.cu, MODE 1)")
+#: What the surplus of few-lane atomics by every warp of a block comes from (runs 24 and 27).
+COUNTER_CAUSE = ("few-lane atomics that every warp of a block issues, as a warp-aggregated counter "
+                 "(hw/surplus/oneshot_atomic.cu, MODES 1-3)")
 #: What a tiled kernel's store surplus over the band comes from (traces/surplus/sm_90_tile_phase.json).
 TILE_CAUSE = ("each warp's stores meet the fills of the other warps' loads of the same block "
               "(hw/surplus/tile_phase.cu, docs/rules.md)")
@@ -328,6 +328,6 @@ def few_warp_load_ceiling(warps: int, arch: str) -> float:
 
 def few_lane_atomic_ceiling(warps: int, arch: str) -> float:
     """The largest atomic surplus share a warp-aggregated counter measured in blocks of ``warps`` warps
-    (``SurplusRule.few_lane_atomic_ceiling``, run 24), 0 where none was measured."""
+    (``SurplusRule.few_lane_atomic_ceiling``, runs 24 and 27), 0 where none was measured."""
     rule = get_arch(arch).surplus
     return _ceiling(rule.few_lane_atomic_ceiling, warps) if rule else 0.0

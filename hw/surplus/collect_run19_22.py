@@ -58,12 +58,13 @@ def launches() -> list[dict]:
 
 
 ONESHOT_FIELDS = ("name", "threads", "per", "k", "s", "data", "elements", "mode")
-ONESHOT_RUNS = (("run22", "oneshot_atomic_configs.txt"), ("run24", "oneshot_count_configs.txt"))
+ONESHOT_RUNS = (("run22", "oneshot_atomic_configs.txt"), ("run24", "oneshot_count_configs.txt"),
+                ("run26", "oneshot_count2_configs.txt"), ("run27", "oneshot_count3_configs.txt"))
 
 
 def oneshot_launches() -> list[dict]:
-    """Runs 22 and 24: the one-shot histogram probe (MODE 0) and its compaction counter (MODE 1), every launch
-    with its blocks and per-instruction surplus."""
+    """Runs 22, 24, 26 and 27: the one-shot histogram probe (MODE 0) and its counters (MODES 1-3), every
+    launch with its blocks and per-instruction surplus."""
     out = []
     for run, config_file in ONESHOT_RUNS:
         with open(os.path.join(ROOT, "hw", "surplus", config_file)) as fh:
@@ -100,11 +101,13 @@ def main() -> None:
         "format": "bankism-oneshot-atomic",
         "version": 1,
         "description": (
-            "the atomic surplus of one-shot shared histograms (issue 21, runs 22 and 24): "
+            "the atomic surplus of one-shot shared histograms (issue 21, runs 22, 24, 26, 27): "
             "hw/surplus/oneshot_atomic.cu, each thread loads PER elements and adds 1 to bin value % K (S "
-            "words apart) after its load (MODE 0), or takes a position from one shared counter that nvcc "
-            "aggregates into one lane per warp (MODE 1, run 24), one knob at a time (warps per block, bins, "
-            "launch length, elements per thread); ncu --page raw, clock and cache control off"),
+            "words apart) after its load (MODE 0), or takes a position from a shared counter that nvcc "
+            "aggregates into one lane per warp (MODE 1, after the load; MODE 2, without a load; MODE 3, four "
+            "counters; run 26's indexed form was not aggregated: 32 lanes on one word), one knob at a time "
+            "(warps per block, bins, launch length, elements per thread); ncu --page raw, clock and cache "
+            "control off"),
         "environment": {run: _environment(run) for run, _ in ONESHOT_RUNS},
         "launches": oneshot_launches(),
     }

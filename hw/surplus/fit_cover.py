@@ -63,11 +63,13 @@ def one_shot_rates(launches: list[dict]) -> dict[int, float]:
 
 
 def few_lane_ceiling(launches: list[dict]) -> dict[int, float]:
-    """Per warps per block: the largest surplus share the warp-aggregated counter of run 24 measured (MODE 1),
-    rounded up to 3 places; a label's ceiling, not an estimate."""
+    """Per warps per block: the largest surplus share a warp-aggregated counter measured (runs 24 and 27,
+    MODES 1-3, one lane per warp: one wavefront per instruction), rounded up to 3 places: a label's
+    ceiling."""
     out: dict[int, float] = {}
     for x in launches:
-        if x["mode"] == 1:
+        m = x["metrics"]
+        if x["mode"] and m["atom_addressed_wavefronts"] == m["atom_instructions"]:
             warps = x["threads"] // 32
             out[warps] = max(out.get(warps, 0.0), x["surplus_share"])
     return {warps: math.ceil(share * 1000) / 1000 for warps, share in sorted(out.items())}

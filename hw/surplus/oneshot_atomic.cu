@@ -12,6 +12,10 @@
 // MODE (run 24; default 0, the histogram): 1 = a compaction counter, as public stream compactions write it:
 // every thread whose element is nonzero takes pos = atomicAdd(&count, 1) (one word, the return value used;
 // nvcc aggregates the warp's lanes into one ATOMS.ADD by one lane), then the block meets at a barrier.
+// MODE 2 (runs 26-27): the same counter without the load (every thread counts, nothing waits for memory);
+// MODE 3 (runs 26-27): after its load, each warp adds to counter warp % 4 (four words). Run 26 indexed one
+// shared array by the warp and nvcc did not aggregate it (32 lanes on one word per ATOMS.ADD); run 27 uses
+// four shared variables and one scalar for MODES 1-2, so every mode is one aggregated ATOMS.ADD per warp.
 // Usage: oneshot_atomic CONFIGS.txt     (the host checks every bin: OK / FAIL per CONFIG line)
 #include <cstdio>
 #include <cstdlib>
@@ -33,17 +37,23 @@ __global__ void oneshot_atomic(const unsigned* __restrict__ in, unsigned* __rest
     for (int i = threadIdx.x; i < k; i += blockDim.x) atomicAdd(&out[i], bins[i * s]);
 }
 
-__global__ void oneshot_atomic_count(const unsigned* __restrict__ in, unsigned* __restrict__ out, int per)
+__global__ void oneshot_atomic_count(const unsigned* __restrict__ in, unsigned* __restrict__ out, int per, int mode)
 {
-    __shared__ unsigned count;
-    if (threadIdx.x == 0) count = 0;
+    __shared__ unsigned count, count1, count2, count3;
+    if (threadIdx.x == 0) count = count1 = count2 = count3 = 0;
     __syncthreads();
     const size_t first = (size_t)blockIdx.x * blockDim.x * per + threadIdx.x;
+    const int word = mode == 3 ? (threadIdx.x >> 5) & 3 : 0;
     unsigned positions = 0;
-    for (int e = 0; e < per; ++e)
-        if (in[first + (size_t)e * blockDim.x] != 0) positions += atomicAdd(&count, 1u);
+    for (int e = 0; e < per; ++e) {
+        if (mode != 2 && in[first + (size_t)e * blockDim.x] == 0) continue;
+        if (word == 0) positions += atomicAdd(&count, 1u);
+        else if (word == 1) positions += atomicAdd(&count1, 1u);
+        else if (word == 2) positions += atomicAdd(&count2, 1u);
+        else positions += atomicAdd(&count3, 1u);
+    }
     __syncthreads();
-    if (threadIdx.x == 0) atomicAdd(&out[0], count);
+    if (threadIdx.x == 0) atomicAdd(&out[0], count + count1 + count2 + count3);
     if (positions == 0xFFFFFFFFu) out[1] = positions;  // keeps the returned positions
 }
 
@@ -72,7 +82,7 @@ int main(int argc, char** argv)
         if (line[0] == '#' || sscanf(line, "%127s %d %d %d %d %d %lld %d", name, &threads, &per, &k, &s, &data,
                                       &elements, &mode) < 7) continue;
         if (threads < 32 || threads > 1024 || per < 1 || k < 1 || k > 1024 || s < 1 || k * s > 8192 ||
-            elements > (long long)most || elements % ((long long)threads * per) || mode < 0 || mode > 1) {
+            elements > (long long)most || elements % ((long long)threads * per) || mode < 0 || mode > 3) {
             fprintf(stderr, "%s: bad configuration\n", name); return 2;
         }
         const unsigned* src = data ? d_random : d_index;
@@ -80,13 +90,13 @@ int main(int argc, char** argv)
         CK(cudaMemset(d_out, 0, 1024 * 4));
         const int blocks = (int)(elements / ((long long)threads * per));
         if (mode == 0) oneshot_atomic<<<blocks, threads, (size_t)k * s * 4>>>(src, d_out, per, k, s);
-        else oneshot_atomic_count<<<blocks, threads>>>(src, d_out, per);
+        else oneshot_atomic_count<<<blocks, threads>>>(src, d_out, per, mode);
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());
-        if (mode == 1) k = 1;
+        if (mode) k = 1;
         std::vector<unsigned> got(k), want(k, 0);
         CK(cudaMemcpy(got.data(), d_out, k * 4, cudaMemcpyDeviceToHost));
-        for (long long i = 0; i < elements; ++i) want[mode ? 0 : host[i] % k] += mode ? host[i] != 0 : 1;
+        for (long long i = 0; i < elements; ++i) want[mode ? 0 : host[i] % k] += mode == 1 || mode == 3 ? host[i] != 0 : 1;
         int bad = 0;
         for (int b = 0; b < k; ++b) bad += got[b] != want[b];
         printf("CONFIG %d %s threads=%d per=%d k=%d s=%d data=%d elements=%lld blocks=%d mode=%d %s\n", n++, name,

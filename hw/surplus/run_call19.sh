@@ -6,6 +6,8 @@
 #   run 20: hw/surplus/run_call19.sh cover2_configs.txt 20
 #   run 22: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_atomic_configs.txt 22
 #   run 24: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count_configs.txt 24
+#   run 26: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count2_configs.txt 26
+#   run 27: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count3_configs.txt 27
 # Counters: the sweep's (hw/surplus/collect_sweep.py SHARED and OTHER). Brings back $OUT/run<N>.tgz.
 set -u
 . hw/surplus/device_common.sh
