@@ -308,10 +308,13 @@ def test_broken_pipe_exits_quietly(tmp_path):
     import subprocess
 
     path = ROOT / "traces" / "transpose32.json"
-    for options in ([], ["--json"], ["--csv"], ["--by", "site", "--wide"]):
+    children = []
+    for options in ([], ["--json"], ["--csv"], ["--by", "site", "--wide"]):  # four interpreters at once
         child = subprocess.Popen([sys.executable, "-m", "bankism", "analyze", str(path), *options],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
         child.stdout.close()  # the reader is gone before anything was written: `| head -0`
+        children.append(child)
+    for child in children:
         err = child.stderr.read().decode()
         assert child.wait(timeout=120) == 0, err
         assert err == ""

@@ -4,6 +4,7 @@ instruction, per kind in a mixed batch, and the same first invalid lane."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import astuple
 
 import numpy as np
@@ -71,6 +72,18 @@ def test_plain_python_kernel_names_the_same_invalid_lane(monkeypatch):
 def test_small_batches_use_the_plain_kernel_only_while_numba_is_not_imported():
     assert api.kernel_for(api.PYTHON_KERNEL_MAX + 1) is compiled
     assert api.kernel_for(1) is compiled  # the tests imported Numba
+
+
+def test_a_process_runs_at_most_its_budget_in_plain_python(monkeypatch):
+    """Many small batches (advise's candidate layouts) switch to the compiled kernel once the process has run
+    PYTHON_KERNEL_BUDGET warp-instructions as plain Python, instead of paying 0.1 ms each for ever."""
+    monkeypatch.delitem(sys.modules, "numba", raising=False)  # as in a process that has not imported it
+    monkeypatch.setattr(api, "_python_kernel_used", [0])
+    half = api.PYTHON_KERNEL_BUDGET // 2
+    assert api.kernel_for(half) is plain
+    assert api.kernel_for(half) is plain
+    assert api.kernel_for(1) is compiled
+    assert api._python_kernel_used == [2 * half]
 
 
 @pytest.mark.parametrize("address", [2**63 - 1, 2**62, 2**40])

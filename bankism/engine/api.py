@@ -26,12 +26,19 @@ ERROR_TEXT = {
 #: Batches up to this many warp-instructions run the kernel as plain Python while Numba is not
 #: imported (about 0.1 ms each, against about 0.5 s to import Numba and load the compiled kernel).
 PYTHON_KERNEL_MAX = 2000
+#: ... as long as the process has run no more than this many in plain Python: many small batches then pay
+#: the import once instead (``advise`` on transpose32.json: 2.4-2.6 s in one process before, 1.6-1.9 s).
+PYTHON_KERNEL_BUDGET = 2000
+_python_kernel_used = [0]
 
 
 def kernel_for(n: int):  # noqa: ANN201
     """The kernel to run ``n`` warp-instructions with: the compiled one, or for a small batch in a
-    process that has not imported Numba, the same source as plain Python (``kernel_python``)."""
-    if n <= PYTHON_KERNEL_MAX and "numba" not in sys.modules:
+    process that has not imported Numba and has not yet run PYTHON_KERNEL_BUDGET warp-instructions in
+    plain Python, the same source as plain Python (``kernel_python``)."""
+    used = _python_kernel_used[0] + n
+    if n <= PYTHON_KERNEL_MAX and used <= PYTHON_KERNEL_BUDGET and "numba" not in sys.modules:
+        _python_kernel_used[0] = used
         from bankism.engine.kernel_python import simulate_kernel
     else:
         from bankism.engine.kernel import simulate_kernel
