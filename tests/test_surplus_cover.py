@@ -92,7 +92,7 @@ def _estimate(launch: dict):
     fills, stores = [0] * 5, [0] * 9
     fills[_fit().touched(launch["k"], launch["s"], launch["off"], 32)] = executions
     stores[_fit().touched(launch["k"], launch["s"], launch["off"], 16)] = executions
-    site = SiteLoad(executions, addressed, 32.0, None, False,
+    site = SiteLoad(executions, addressed, 32.0, None,
                     *site_coverage(fills, stores, addressed, executions, "sm_90"))
     traffic = {key: metrics[key] for key in ("l1_fill_sectors", "global_store_sectors", "sm_cycles",
                                              "warps_active_percent")}

@@ -222,7 +222,6 @@ class LaunchReport:
                 continue
             loads = [SiteLoad(s.executions * self.scale, s.wavefronts * self.scale,
                               s.lanes / s.executions if s.executions else 0.0, s.site.phase,
-                              0 < s.executions < warps * self.blocks_recorded,
                               *site_coverage(s.fill_units, s.store_units, s.wavefronts, s.executions,
                                              self.arch),
                               s.executions / (warps * self.blocks_recorded) if self.blocks_recorded else 0.0)

@@ -68,14 +68,17 @@ class SiteLoad:
     lanes: float = 32.0
     #: Stores: ``fed``, ``before_loads`` or ``other`` (capture.phases), None where the SASS was not read.
     phase: str | None = None
-    #: Fewer warp-executions per recorded block than the block has warps: only some warps issue it.
-    partial_block: bool = False
     #: The share of a full bank row's surplus the site meets against fills and against global stores
     #: (``coverage``; 1 for accesses of several wavefronts and where the lanes were not read).
     fill_cover: float = 1.0
     store_cover: float = 1.0
     #: Executions per warp of a recorded block (0 where unknown): a one-shot site runs once or twice.
     per_warp: float = 0.0
+
+    @property
+    def partial_block(self) -> bool:
+        """Fewer warp-executions per recorded block than the block has warps: only some warps issue it."""
+        return 0 < self.per_warp < 1
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(HERE, "..", "probes"))
 from collect import parse_env  # noqa: E402
+from collect_runs_6_to_9 import write_document  # noqa: E402
 
 #: The estimate before runs 19-22 (arch.SurplusRule of commit 7f2a604): atomics' coefficients, no threshold,
 #: no coverage, no one-shot term; kept to state what the runs changed.
@@ -100,16 +101,13 @@ def main() -> None:
             })
     document = {
         "description": ("public programs with shared-memory atomics, none used before, recorded with "
-                        "`bankism record` on the H100 and analysed there (issue 21, runs 21 and 23; sources "
-                        "outside the repository): figures only"),
+                        "`bankism record` on the H100 and analysed there (issue 21, runs 21 and 23, and all "
+                        "twelve again with the final model in run 25; sources outside the repository): "
+                        "figures only"),
         "environment": environment,
         "programs": programs,
     }
-    path = os.path.join(ROOT, "traces", "surplus", "public_atomics_heldout.json")
-    with open(path, "w") as fh:
-        json.dump(document, fh, indent=1)
-        fh.write("\n")
-    print(f"{path}: {len(programs)} programs")
+    print(f"{write_document('public_atomics_heldout.json', document)}: {len(programs)} programs")
 
 
 if __name__ == "__main__":

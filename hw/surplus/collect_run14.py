@@ -11,10 +11,16 @@ over min(132, blocks) SMs).
 
 from __future__ import annotations
 
-import json
 import os
 
-from collect_runs_6_to_9 import DEVICE, ROOT, TILE_METRICS, _environment, _shares, tile_phase_rows
+from collect_runs_6_to_9 import (
+    DEVICE,
+    TILE_METRICS,
+    _environment,
+    _shares,
+    tile_phase_rows,
+    write_document,
+)
 from collect_sweep import number, rows
 
 SMS = 132
@@ -57,10 +63,7 @@ def main() -> None:
         "environment": _environment("run14"),
         "launches": launches,
     }
-    path = os.path.join(ROOT, "traces", "surplus", "sm_90_l1_capacity.json")
-    with open(path, "w") as fh:
-        json.dump(document, fh, indent=1)
-        fh.write("\n")
+    path = write_document("sm_90_l1_capacity.json", document)
     print(f"{path}: {len(launches)} launches")
 
 

@@ -17,18 +17,17 @@ address-level wavefronts, over hardware wavefronts).
 
 from __future__ import annotations
 
-import json
 import os
 
 from collect_runs_6_to_9 import (
     DEVICE,
     HERE,
-    ROOT,
     SASS,
     TILE_METRICS,
     _environment,
     config_lines,
     surplus_shares,
+    write_document,
 )
 from collect_sweep import number, rows
 
@@ -113,10 +112,7 @@ def main() -> None:
         "programs": programs(),
         "gap": probe("run18", "ldsgap.csv", "defaults", "ldsgap"),
     }
-    path = os.path.join(ROOT, "traces", "surplus", "sm_90_oneshot.json")
-    with open(path, "w") as fh:
-        json.dump(document, fh, indent=1)
-        fh.write("\n")
+    path = write_document("sm_90_oneshot.json", document)
     print(f"{path}: {len(document['probe'])} probe launches, {len(document['programs'])} program launches, "
           f"{len(document['gap'])} gap launches")
 

@@ -11,10 +11,9 @@ fill and global-store sector KiB one SM allocated) and the surplus share of its 
 
 from __future__ import annotations
 
-import json
 import os
 
-from collect_runs_6_to_9 import DEVICE, ROOT, _environment
+from collect_runs_6_to_9 import DEVICE, ROOT, _environment, write_document
 from collect_sweep import metrics, rows
 
 SMS = 132
@@ -127,11 +126,7 @@ def main() -> None:
 
 
 def _write(name: str, document: dict) -> None:
-    path = os.path.join(ROOT, "traces", "surplus", name)
-    with open(path, "w") as fh:
-        json.dump(document, fh, indent=1)
-        fh.write("\n")
-    print(f"{path}: {len(document['launches'])} launches")
+    print(f"{write_document(name, document)}: {len(document['launches'])} launches")
 
 
 if __name__ == "__main__":

@@ -179,14 +179,21 @@ def printf_atom() -> dict:
     }
 
 
+def write_document(name: str, document: dict) -> str:
+    """Write ``document`` as traces/surplus/NAME (indented by one, a final newline), as every collector of
+    issue 21's runs does; returns the path."""
+    path = os.path.join(ROOT, "traces", "surplus", name)
+    with open(path, "w") as fh:
+        json.dump(document, fh, indent=1)
+        fh.write("\n")
+    return path
+
+
 def main() -> None:
-    out = os.path.join(ROOT, "traces", "surplus")
     for name, document in (("sm_90_matrix_addressed.json", matrix_addressed()),
                            ("sm_90_tile_phase.json", tile_phase()),
                            ("sm_90_printf_atom.json", printf_atom())):
-        with open(os.path.join(out, name), "w") as fh:
-            json.dump(document, fh, indent=1)
-            fh.write("\n")
+        write_document(name, document)
         print(name, len(document["launches"]), "launches")
 
 
