@@ -181,6 +181,13 @@ class SurplusRule:
     #: values while other blocks' global loads fill L1 (traces/surplus/sm_90_oneshot.json, the ``warp0``
     #: configurations, both ncu settings). A label, like ``tile_store_ceiling``, not an estimate.
     few_warp_load_ceiling: dict[int, float] = field(default_factory=dict)
+    #: Loads of blocks that write what they read to global memory (a transpose's second phase: at least
+    #: ``transpose_store_sectors`` global store sectors per shared load instruction): the largest load surplus
+    #: share runs 28-32 measured for blocks of at most (key) warps (traces/surplus/sm_90_rowspan.json, every
+    #: configuration). It follows the code between the barrier and the loads, which no trace or counter holds
+    #: (32 dependent adds there take a 32-warp transpose from 0.8% to 15.7%). A label, not an estimate.
+    transpose_load_ceiling: dict[int, float] = field(default_factory=dict)
+    transpose_store_sectors: float = 1.0
     #: Resident blocks per SM at most (CUDA's limit for the architecture): with the warps and shared memory
     #: of a block, whether a launch runs in one wave (its stores before any global load then meet no fill).
     max_blocks_per_sm: int = 32
@@ -355,6 +362,7 @@ SM90 = Architecture(
         burst_per_instruction={16: 0.079, 32: 0.093}, burst_max_lanes=8,
         tile_store_ceiling={2: 0.034, 4: 0.033, 8: 0.051, 16: 0.082, 32: 0.193},
         few_warp_load_ceiling={8: 0.152, 32: 0.465},
+        transpose_load_ceiling={4: 0.099, 8: 0.112, 16: 0.036, 32: 0.157},
         fed_store_rate={1: {2: 0.003, 4: 0.013, 8: 0.033, 16: 0.079, 32: 0.186},
                         2: {2: 0.017, 4: 0.038, 8: 0.081, 16: 0.165, 32: 0.3}},
         l1_free_bytes=132 * 1024,

@@ -8,6 +8,8 @@
 #   run 24: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count_configs.txt 24
 #   run 26: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count2_configs.txt 26
 #   run 27: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count3_configs.txt 27
+#   run 28: PROBE=rowspan hw/surplus/run_call19.sh rowspan_configs.txt 28, then again with CLOCK=base RUN 29
+#   (ncu's --clock-control: none by default, as the sweep; base locks the clocks as `bankism record` does)
 # Counters: the sweep's (hw/surplus/collect_sweep.py SHARED and OTHER). Brings back $OUT/run<N>.tgz.
 set -u
 . hw/surplus/device_common.sh
@@ -16,12 +18,14 @@ RUN=${2:-19}
 OUT=${OUT:-/tmp/run$RUN-out}
 B=build/run$RUN
 PROBE=${PROBE:-cover}
+CLOCK=${CLOCK:-none}
 mkdir -p "$OUT/r" "$B"
 T0=$(date +%s)
 write_env "$OUT/r/env.txt" clocks
 nvcc -O3 -arch=sm_90 -lineinfo -o "$B/$PROBE" "hw/surplus/$PROBE.cu" > "$OUT/r/build.log" 2>&1
 echo "built rc=$? seconds=$(( $(date +%s) - T0 ))"
-cuobjdump -sass "$B/$PROBE" | grep -oE "(ATOMS|STS|LDS|LDG|STG|RED)[A-Z0-9._]*" | sort | uniq -c > "$OUT/r/sass_ops.txt"
+cuobjdump -sass "$B/$PROBE" > "$OUT/r/sass.txt"
+grep -oE "(ATOMS|STS|LDS|LDG|STG|RED)[A-Z0-9._]*" "$OUT/r/sass.txt" | sort | uniq -c > "$OUT/r/sass_ops.txt"
 cat "$OUT/r/sass_ops.txt"
 "$B/$PROBE" "$CONFIGS" > "$OUT/r/plain.stdout" 2>&1
 echo "plain rc=$? seconds=$(( $(date +%s) - T0 )) $(tail -1 "$OUT/r/plain.stdout")"
@@ -40,7 +44,7 @@ l1tex__data_bank_reads.sum,l1tex__data_bank_writes.sum,l1tex__lsu_writeback_acti
 l1tex__data_bank_conflicts_pipe_lsu_mem_gds.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum,\
 sm__warps_active.avg.pct_of_peak_sustained_active,sm__cycles_elapsed.avg,gpu__time_duration.sum
 t=$(date +%s)
-timeout 420 ncu --csv --page raw --cache-control none --clock-control none -k "regex:^$PROBE" \
+timeout 420 ncu --csv --page raw --cache-control none --clock-control "$CLOCK" -k "regex:^$PROBE" \
     --metrics "$S,$G" "$B/$PROBE" "$CONFIGS" > "$OUT/r/cover.csv" 2> "$OUT/r/cover.err"
 echo "ncu rc=$? seconds=$(( $(date +%s) - t )) rows=$(grep -c '^"' "$OUT/r/cover.csv")"
 grep -a '^CONFIG\|^DONE' "$OUT/r/cover.csv" | tail -2
