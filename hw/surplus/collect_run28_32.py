@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from collect_runs_6_to_9 import DEVICE, ROOT, _environment, write_document
+from collect_runs_6_to_9 import DEVICE, ROOT, _environment, config_lines, write_document
 from collect_sweep import metrics, rows
 
 FIELDS = ("name", "type", "by", "mode", "pad", "lspan", "sspan", "tiles", "n", "delay", "tail", "extra")
@@ -27,16 +27,7 @@ RUNS = (("run28", "rowspan_configs.txt", "none"), ("run29", "rowspan_configs.txt
 
 def configs(path: str) -> list[dict]:
     """The configuration lines of a rowspan probe file, absent trailing fields at their defaults."""
-    out = []
-    with open(path) as fh:
-        for line in fh:
-            parts = line.split()
-            if not parts or line.startswith("#"):
-                continue
-            config = dict(DEFAULTS)
-            config.update({f: v if f == "name" else int(v) for f, v in zip(FIELDS, parts, strict=False)})
-            out.append(config)
-    return out
+    return config_lines(path, FIELDS[1:], required=8, defaults=DEFAULTS)
 
 
 def launches() -> list[dict]:

@@ -85,17 +85,19 @@ def matrix_addressed() -> dict:
     }
 
 
-def config_lines(path: str, fields: tuple[str, ...], required: int | None = None) -> list[dict]:
+def config_lines(path: str, fields: tuple[str, ...], required: int | None = None,
+                 defaults: dict[str, int] | None = None) -> list[dict]:
     """The configurations of a probe's file: name and integer ``fields`` per line (comments and short lines
-    skipped: fewer than ``required`` values, default all; missing trailing values 0)."""
+    skipped: fewer than ``required`` values, default all; missing trailing values from ``defaults``, or
+    0)."""
     out = []
     with open(path) as fh:
         for line in fh:
             parts = line.split()
             if len(parts) < 1 + (len(fields) if required is None else required) or parts[0].startswith("#"):
                 continue
-            values = [int(v) for v in parts[1:]] + [0] * (len(fields) + 1 - len(parts))
-            out.append({"name": parts[0], **dict(zip(fields, values, strict=True))})
+            given = dict(zip(fields, (int(v) for v in parts[1:]), strict=False))
+            out.append({"name": parts[0], **{f: given.get(f, (defaults or {}).get(f, 0)) for f in fields}})
     return out
 
 
