@@ -9,7 +9,9 @@
 #   run 26: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count2_configs.txt 26
 #   run 27: PROBE=oneshot_atomic hw/surplus/run_call19.sh oneshot_count3_configs.txt 27
 #   run 28: PROBE=rowspan hw/surplus/run_call19.sh rowspan_configs.txt 28, then again with CLOCK=base RUN 29
-#   (ncu's --clock-control: none by default, as the sweep; base locks the clocks as `bankism record` does)
+#   (ncu's --clock-control: none by default, as the sweep; base locks the clocks as `bankism record` does);
+#   runs 30-32: CLOCK=base PROBE=rowspan hw/surplus/run_call19.sh rowspan_delay_configs.txt 30 (then
+#   rowspan_tail_configs.txt 31, rowspan_delay2_configs.txt 32)
 # Counters: the sweep's (hw/surplus/collect_sweep.py SHARED and OTHER). Brings back $OUT/run<N>.tgz.
 set -u
 . hw/surplus/device_common.sh

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Device run 30 of issue 21 (second half): the SASS of the stored surplus kernels (traces/surplus/kernels), as
 # `bankism record` built them (nvcc -O3 -arch=sm_90 -lineinfo, CUDA 13.0.88), disassembled with nvdisasm -gi
-# (capture.disasm.parse_nvdisasm reads it), into $OUT/sass.tgz (sass/<source>.sass). From the repository root on the GPU
-# machine; hw/surplus/load_phase.py reads them to place each shared load against its block's barrier.
+# (capture.disasm.parse_nvdisasm reads it), into $OUT/sass.tgz (sass/<source>.sass). From the repository root
+# on the GPU machine. Kept in traces/surplus/device/sass/kernels: docs/rules.md ("Transposes") counts from them
+# the instructions between each transpose's barrier and its shared load.
 set -u
 OUT=${OUT:-/tmp/sass-out}
 mkdir -p "$OUT/sass" build/sass
