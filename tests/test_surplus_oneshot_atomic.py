@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 import bankism
-from bankism.analyze.surplus import SiteLoad, estimate, few_lane_atomic_ceiling, one_shot
+from bankism.analyze.surplus import SiteLoad, estimate, label_ceiling, one_shot
 from bankism.arch import get_arch
 from tests.helpers import hw_script
 
@@ -124,7 +124,7 @@ def test_public_shared_atomics_on_the_final_model():
         before_within += abs(before) <= 3
         band = 100 * (RULE.quiet_band if atom["quiet"] else RULE.busy_band["atom"])
         if name in COUNTERS:
-            ceiling = 100 * few_lane_atomic_ceiling(launch["warps_per_block"], "sm_90")
+            ceiling = 100 * label_ceiling(RULE.few_lane_atomic_ceiling, launch["warps_per_block"])
             assert band < 100 * surplus / measured <= ceiling, name
         else:
             assert abs(error) <= band + 1e-9, (name, error)

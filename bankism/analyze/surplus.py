@@ -312,40 +312,21 @@ def estimate(op_class: str, sites: Iterable[SiteLoad], traffic: Mapping[str, flo
     quiet = expected < rule.quiet * predicted
     ceiling, ceiling_cause = 0.0, TILE_CAUSE
     if op_class == "st" and load_fills > 0:
-        ceiling = tile_store_ceiling(warps, arch)
+        ceiling = label_ceiling(rule.tile_store_ceiling, warps)
     elif op_class == "ld" and load_fills > 0 and any(s.partial_block for s in loads):
-        ceiling, ceiling_cause = few_warp_load_ceiling(warps, arch), FEW_WARP_CAUSE
+        ceiling, ceiling_cause = label_ceiling(rule.few_warp_load_ceiling, warps), FEW_WARP_CAUSE
     elif op_class == "ld" and traffic["global_store_sectors"] >= rule.transpose_store_sectors * sum(
             s.executions for s in loads) > 0:
-        ceiling, ceiling_cause = _ceiling(rule.transpose_load_ceiling, warps), TRANSPOSE_CAUSE
+        ceiling, ceiling_cause = label_ceiling(rule.transpose_load_ceiling, warps), TRANSPOSE_CAUSE
     elif op_class == "atom" and any(0 < s.lanes <= rule.burst_max_lanes for s in loads):
-        ceiling, ceiling_cause = few_lane_atomic_ceiling(warps, arch), COUNTER_CAUSE
+        ceiling, ceiling_cause = label_ceiling(rule.few_lane_atomic_ceiling, warps), COUNTER_CAUSE
     return SurplusEstimate(op_class, expected, rule.quiet_band if quiet else rule.busy_band[op_class], quiet,
                            cause, ceiling, warps, ceiling_cause)
 
 
-def _ceiling(table: dict[int, float], warps: int) -> float:
-    """The entry of the smallest measured block size at least ``warps``; 0 for one warp or past the table."""
+def label_ceiling(table: Mapping[int, float], warps: int) -> float:
+    """A label's ceiling for blocks of ``warps`` warps (``SurplusRule.tile_store_ceiling``,
+    ``few_warp_load_ceiling``, ``transpose_load_ceiling``, ``few_lane_atomic_ceiling``): the entry of the
+    smallest measured block size at least ``warps``; 0 for one warp or past the table."""
     sizes = [size for size in sorted(table) if size >= warps]
     return table[sizes[0]] if sizes and warps >= 2 else 0.0
-
-
-def tile_store_ceiling(warps: int, arch: str) -> float:
-    """The largest store surplus share measured for tiled blocks of ``warps`` warps (the entry of the
-    smallest measured block size at least as large), 0 for one warp or an architecture without it."""
-    rule = get_arch(arch).surplus
-    return _ceiling(rule.tile_store_ceiling, warps) if rule else 0.0
-
-
-def few_warp_load_ceiling(warps: int, arch: str) -> float:
-    """The largest load surplus share measured when one warp of a block of ``warps`` warps reads while other
-    blocks fill L1 (``SurplusRule.few_warp_load_ceiling``, run 16-17), 0 where none was measured."""
-    rule = get_arch(arch).surplus
-    return _ceiling(rule.few_warp_load_ceiling, warps) if rule else 0.0
-
-
-def few_lane_atomic_ceiling(warps: int, arch: str) -> float:
-    """The largest atomic surplus share a warp-aggregated counter measured in blocks of ``warps`` warps
-    (``SurplusRule.few_lane_atomic_ceiling``, runs 24 and 27), 0 where none was measured."""
-    rule = get_arch(arch).surplus
-    return _ceiling(rule.few_lane_atomic_ceiling, warps) if rule else 0.0
